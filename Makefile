@@ -1,0 +1,144 @@
+# eval-operator. `make help` lists the targets.
+
+IMG ?= ghcr.io/eval-operator/eval-operator:latest
+
+# Tool versions, pinned. Every tool installs into bin/ from the Go module proxy.
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GINKGO_VERSION ?= $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
+HELM_VERSION ?= v3.19.0
+KUSTOMIZE_VERSION ?= v5.8.3
+SETUP_ENVTEST_VERSION ?= v0.25.1
+# The control plane the tests run against; keep in step with hack/envtest/go.mod.
+ENVTEST_K8S_VERSION ?= 1.36.3
+
+LOCALBIN ?= $(CURDIR)/bin
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+GINKGO ?= $(LOCALBIN)/ginkgo
+HELM ?= $(LOCALBIN)/helm
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest
+ENVTEST_DIR ?= $(LOCALBIN)/k8s
+
+# Test suites find the control plane here (sigs.k8s.io/controller-runtime/pkg/envtest).
+export KUBEBUILDER_ASSETS ?= $(ENVTEST_DIR)
+
+GINKGO_FLAGS ?= --timeout=30m --poll-progress-after=120s
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+# allowDangerousTypes: temperature and passingThreshold are JSON numbers in the
+# service's API, so they are numbers (float64) in the CRD too.
+manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate the DeepCopy methods.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint.
+	$(GOLANGCI_LINT) run
+
+.PHONY: lint-fix
+lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
+	$(GOLANGCI_LINT) run --fix
+
+.PHONY: test
+test: manifests generate envtest ginkgo ## Run the unit and envtest suites (CEL, controllers, REST server).
+	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./internal/...
+
+##@ Build
+
+.PHONY: build
+build: manifests generate ## Build the manager binary into bin/manager.
+	go build -trimpath -o $(LOCALBIN)/manager ./cmd
+
+.PHONY: run
+run: manifests generate ## Run the manager against the current kubeconfig (standalone mode unless ARGS sets --api-url).
+	go run ./cmd --serve-api=:8082 $(ARGS)
+
+##@ Dependencies
+
+.PHONY: envtest
+envtest: $(ENVTEST_DIR)/kube-apiserver ## Provide kube-apiserver and etcd in bin/k8s (download, else build from module sources).
+
+# setup-envtest downloads release binaries where the network allows; offline
+# machines with only a module proxy build the same version from source.
+$(ENVTEST_DIR)/kube-apiserver: hack/envtest/go.mod hack/envtest/build.sh
+	@mkdir -p $(ENVTEST_DIR)
+	@if [ -z "$$ENVTEST_BUILD_FROM_SOURCE" ] && $(MAKE) -s setup-envtest >/dev/null 2>&1 && \
+	   dir=$$(timeout 120 $(SETUP_ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN)/envtest-download -p path 2>/dev/null); then \
+		cp "$$dir"/kube-apiserver "$$dir"/etcd $(ENVTEST_DIR)/; \
+	else \
+		hack/envtest/build.sh $(ENVTEST_DIR); \
+	fi
+	@touch $@
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Install controller-gen.
+$(CONTROLLER_GEN): $(LOCALBIN)
+	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Install golangci-lint.
+$(GOLANGCI_LINT): $(LOCALBIN)
+	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+
+.PHONY: ginkgo
+ginkgo: $(GINKGO) ## Install the ginkgo CLI at the version in go.mod.
+$(GINKGO): $(LOCALBIN)
+	$(call go-install-tool,$(GINKGO),github.com/onsi/ginkgo/v2/ginkgo,$(GINKGO_VERSION))
+
+.PHONY: helm
+helm: $(HELM) ## Install helm.
+$(HELM): $(LOCALBIN)
+	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Install kustomize.
+$(KUSTOMIZE): $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: setup-envtest
+setup-envtest: $(SETUP_ENVTEST)
+$(SETUP_ENVTEST): $(LOCALBIN)
+	$(call go-install-tool,$(SETUP_ENVTEST),sigs.k8s.io/controller-runtime/tools/setup-envtest,$(SETUP_ENVTEST_VERSION))
+
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+# go-install-tool installs package $(2) at version $(3) as $(1)-$(3) and links
+# $(1) to it, so a version bump in this file reinstalls the tool.
+define go-install-tool
+@[ -f "$(1)-$(3)" ] && [ "$$(readlink -- "$(1)")" = "$$(realpath $(1)-$(3))" ] || { \
+set -e; \
+echo "Installing $(2)@$(3)" ; \
+rm -f "$(1)" ; \
+GOBIN="$(LOCALBIN)" go install $(2)@$(3) ; \
+mv "$(LOCALBIN)/$$(basename "$(1)")" "$(1)-$(3)" ; \
+ln -sf "$$(realpath "$(1)-$(3)")" "$(1)" ; \
+}
+endef

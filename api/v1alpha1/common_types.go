@@ -1,0 +1,121 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Prefix is the prefix of every label and annotation this operator owns.
+const Prefix = "evaluation.eval-operator.dev/"
+
+const (
+	// MetricIDAnnotation is the durable record of a Metric's remote id. The
+	// operator writes it right after the service assigns the id, because status
+	// may be lost in a backup and restore while metadata is not. Setting it on a
+	// new Metric adopts that existing remote Metric instead of creating one.
+	MetricIDAnnotation = Prefix + "metric-id"
+
+	// CreatePendingAnnotation is written, with an optimistic-concurrency update,
+	// before the create request is sent. Finding it without MetricIDAnnotation
+	// means an earlier attempt may have created the remote Metric; the operator
+	// then stops and waits for a person rather than risk a duplicate.
+	CreatePendingAnnotation = Prefix + "create-pending"
+
+	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
+	APIKeyLabel = Prefix + "api-key"
+
+	// DefaultAPIKeySecretKey is the Secret data key read when apiKeySecretRef.key is unset.
+	DefaultAPIKeySecretKey = "apiKey"
+)
+
+// Condition types shared by every kind. They follow kstatus, so Argo CD, Flux
+// and `kubectl wait` read them without custom health checks.
+const (
+	// ConditionReady is True when the object's goal is reached: the remote
+	// Metric exists, or the deletion completed. Its reason always says why.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the operator is still working towards Ready.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the operator cannot progress without a
+	// person: a rejected spec, or a create whose outcome is unknown.
+	ConditionStalled = "Stalled"
+)
+
+// Condition reasons. Every reason is documented in the README.
+const (
+	// ReasonCreated: the remote Metric was created and its id recorded.
+	ReasonCreated = "Created"
+	// ReasonAdopted: the remote id came from the metric-id annotation.
+	ReasonAdopted = "Adopted"
+	// ReasonCreating: the create request is being sent.
+	ReasonCreating = "Creating"
+	// ReasonCompleted: the deletion finished successfully.
+	ReasonCompleted = "Completed"
+	// ReasonDeleting: the deletion is in progress or will be retried.
+	ReasonDeleting = "Deleting"
+	// ReasonSecretNotFound: the referenced Secret or its data key does not exist.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonInvalidCredentials: the referenced key is not an ak_ key; it was not sent.
+	ReasonInvalidCredentials = "InvalidCredentials"
+	// ReasonUnauthorized: the service answered 401 to the referenced key.
+	ReasonUnauthorized = "Unauthorized"
+	// ReasonUpstreamUnavailable: the service failed (5xx, 429, timeout, network); retried with backoff.
+	ReasonUpstreamUnavailable = "UpstreamUnavailable"
+	// ReasonRejected: the service answered 4xx to the request; the spec must change.
+	ReasonRejected = "Rejected"
+	// ReasonCreateOutcomeUnknown: a create may have reached the service but its
+	// id was never recorded; a person must adopt the id or remove the
+	// create-pending annotation.
+	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
+)
+
+// SecretKeySelector names a key of a Secret in the object's own namespace.
+type SecretKeySelector struct {
+	// name is the name of the Secret, in the same namespace as the object.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// key is the data key of the Secret that holds the API key (an `ak_...`
+	// bearer key). Defaults to `apiKey`.
+	// +optional
+	// +kubebuilder:default=apiKey
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
+}
+
+// ResourceID identifies a project, testset or testcase of the Evaluation Service.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=128
+// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:-]*$`
+type ResourceID string
+
+// DeletionStatus is the status shared by TestsetDeletion and TestcaseDeletion.
+type DeletionStatus struct {
+	// success is true once the service confirmed the deletion. A finished
+	// deletion is never sent again.
+	// +optional
+	Success *bool `json:"success,omitempty"`
+
+	// attempts counts the requests sent to the service, failed ones included.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Attempts int32 `json:"attempts,omitempty"`
+
+	// completionTime is when the deletion finished; ttlSecondsAfterFinished counts from it.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are Ready, Reconciling and Stalled.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}

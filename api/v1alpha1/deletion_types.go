@@ -1,0 +1,145 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestsetDeletionSpec names the testset to delete. Immutable, except apiKeySecretRef.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="ttlSecondsAfterFinished cannot be added or removed after creation",fieldPath=".ttlSecondsAfterFinished",reason=FieldValueInvalid
+type TestsetDeletionSpec struct {
+	// testsetId is the id of the testset to delete. Immutable.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="testsetId is immutable: create a new TestsetDeletion instead",reason=FieldValueInvalid
+	TestsetID ResourceID `json:"testsetId"`
+
+	// apiKeySecretRef selects the Secret key holding the `ak_...` API key.
+	// Defaults to the operator's --default-api-key-secret. May change (key rotation).
+	// +optional
+	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// ttlSecondsAfterFinished deletes this object that many seconds after the
+	// deletion completed. Unset keeps it. Immutable.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=31536000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="ttlSecondsAfterFinished is immutable",reason=FieldValueInvalid
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// TestsetDeletion deletes one testset of the Evaluation Service. The operator
+// sends DELETE /testsets/{testsetId} until the service confirms it, then never
+// again.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=tsdel,categories=evaluation
+// +kubebuilder:printcolumn:name="Testset",type=string,JSONPath=`.spec.testsetId`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Attempts",type=integer,JSONPath=`.status.attempts`
+// +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=`.status.completionTime`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type TestsetDeletion struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec names the testset to delete.
+	// +required
+	Spec TestsetDeletionSpec `json:"spec"`
+
+	// status reports the deletion's progress.
+	// +optional
+	Status DeletionStatus `json:"status,omitempty"`
+}
+
+// TestsetDeletionList is a list of TestsetDeletions.
+//
+// +kubebuilder:object:root=true
+type TestsetDeletionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []TestsetDeletion `json:"items"`
+}
+
+// TestcaseDeletionSpec lists the testcases to delete. Immutable, except apiKeySecretRef.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="ttlSecondsAfterFinished cannot be added or removed after creation",fieldPath=".ttlSecondsAfterFinished",reason=FieldValueInvalid
+type TestcaseDeletionSpec struct {
+	// testcaseIds are the ids of the testcases to delete: 1 to 10000, each
+	// unique. Sent in batches of --bulk-delete-batch-size. Immutable.
+	// +required
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="testcaseIds is immutable: create a new TestcaseDeletion instead",reason=FieldValueInvalid
+	TestcaseIDs []ResourceID `json:"testcaseIds"`
+
+	// apiKeySecretRef selects the Secret key holding the `ak_...` API key.
+	// Defaults to the operator's --default-api-key-secret. May change (key rotation).
+	// +optional
+	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// ttlSecondsAfterFinished deletes this object that many seconds after the
+	// deletion completed. Unset keeps it. Immutable.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=31536000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="ttlSecondsAfterFinished is immutable",reason=FieldValueInvalid
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// TestcaseDeletionStatus reports a bulk deletion's progress.
+type TestcaseDeletionStatus struct {
+	DeletionStatus `json:",inline"`
+
+	// deleted is how many testcaseIds, in list order, the service has
+	// confirmed deleted. A restarted operator resumes at this index.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	Deleted int32 `json:"deleted,omitempty"`
+}
+
+// TestcaseDeletion deletes testcases of the Evaluation Service in bulk. The
+// operator sends POST /testcases/bulk-delete in batches and records progress
+// after each, so a restart resumes at the next batch.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=tcdel,categories=evaluation
+// +kubebuilder:printcolumn:name="Deleted",type=integer,JSONPath=`.status.deleted`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Attempts",type=integer,JSONPath=`.status.attempts`
+// +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=`.status.completionTime`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type TestcaseDeletion struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec lists the testcases to delete.
+	// +required
+	Spec TestcaseDeletionSpec `json:"spec"`
+
+	// status reports the deletion's progress.
+	// +optional
+	Status TestcaseDeletionStatus `json:"status,omitempty"`
+}
+
+// TestcaseDeletionList is a list of TestcaseDeletions.
+//
+// +kubebuilder:object:root=true
+type TestcaseDeletionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []TestcaseDeletion `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&TestsetDeletion{}, &TestsetDeletionList{}, &TestcaseDeletion{}, &TestcaseDeletionList{})
+}

@@ -1,0 +1,97 @@
+package evalapi
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorKind classifies a failed call by what the caller should do about it.
+type ErrorKind int
+
+const (
+	// KindNotSent: the request certainly never reached the service (invalid
+	// key, connection refused, client-side rate limit wait cancelled). Safe to
+	// retry, even a create.
+	KindNotSent ErrorKind = iota + 1
+	// KindUnauthorized: the service answered 401. Retrying with the same key is pointless.
+	KindUnauthorized
+	// KindRejected: the service answered another 4xx. The request must change.
+	KindRejected
+	// KindRateLimited: the service answered 429; RetryAfter says when to try again.
+	KindRateLimited
+	// KindUnavailable: the service answered 5xx. It processed nothing that
+	// it reported; a create may still have been committed.
+	KindUnavailable
+	// KindOutcomeUnknown: the request was sent but no answer arrived (timeout,
+	// connection reset). The service may or may not have acted on it.
+	KindOutcomeUnknown
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case KindNotSent:
+		return "NotSent"
+	case KindUnauthorized:
+		return "Unauthorized"
+	case KindRejected:
+		return "Rejected"
+	case KindRateLimited:
+		return "RateLimited"
+	case KindUnavailable:
+		return "Unavailable"
+	case KindOutcomeUnknown:
+		return "OutcomeUnknown"
+	default:
+		return fmt.Sprintf("ErrorKind(%d)", int(k))
+	}
+}
+
+// Error is the error every Service method returns. Its text never holds the API key.
+type Error struct {
+	Kind ErrorKind
+	// Op is the operation, e.g. "CreateMetric".
+	Op string
+	// StatusCode is the HTTP status, 0 when no answer arrived.
+	StatusCode int
+	// API is the decoded error body, when the service sent one.
+	API *APIError
+	// RetryAfter is the service's Retry-After, when it sent one.
+	RetryAfter time.Duration
+	// Err is the underlying transport error, if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s: %s", e.Op, e.Kind)
+	if e.StatusCode != 0 {
+		msg += fmt.Sprintf(" (HTTP %d)", e.StatusCode)
+	}
+	if e.API != nil {
+		msg += ": " + e.API.Error()
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of a Service error, or 0 when err is not one.
+func KindOf(err error) ErrorKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// RetryAfterOf returns the Retry-After the service asked for, or 0.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
+}
