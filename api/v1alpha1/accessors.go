@@ -1,0 +1,35 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// GetAPIKeySecretRef returns the Metric's Secret reference, or nil.
+func (m *Metric) GetAPIKeySecretRef() *SecretKeySelector { return m.Spec.APIKeySecretRef }
+
+// GetAPIKeySecretRef returns the TestsetDeletion's Secret reference, or nil.
+func (d *TestsetDeletion) GetAPIKeySecretRef() *SecretKeySelector { return d.Spec.APIKeySecretRef }
+
+// GetAPIKeySecretRef returns the TestcaseDeletion's Secret reference, or nil.
+func (d *TestcaseDeletion) GetAPIKeySecretRef() *SecretKeySelector { return d.Spec.APIKeySecretRef }
+
+// GetConditions returns the Metric's conditions.
+func (m *Metric) GetConditions() *[]metav1.Condition { return &m.Status.Conditions }
+
+// GetConditions returns the TestsetDeletion's conditions.
+func (d *TestsetDeletion) GetConditions() *[]metav1.Condition { return &d.Status.Conditions }
+
+// GetConditions returns the TestcaseDeletion's conditions.
+func (d *TestcaseDeletion) GetConditions() *[]metav1.Condition { return &d.Status.Conditions }
+
+// SetObservedGeneration records the generation the Metric's status describes.
+func (m *Metric) SetObservedGeneration(g int64) { m.Status.ObservedGeneration = g }
+
+// SetObservedGeneration records the generation the TestsetDeletion's status describes.
+func (d *TestsetDeletion) SetObservedGeneration(g int64) { d.Status.ObservedGeneration = g }
+
+// SetObservedGeneration records the generation the TestcaseDeletion's status describes.
+func (d *TestcaseDeletion) SetObservedGeneration(g int64) { d.Status.ObservedGeneration = g }
+
+// Finished reports whether the deletion completed; a finished one is never sent again.
+func (s *DeletionStatus) Finished() bool {
+	return s.Success != nil && *s.Success && s.CompletionTime != nil
+}

@@ -1,0 +1,234 @@
+// Command manager runs the eval-operator: the reconcilers of Metric,
+// TestsetDeletion and TestcaseDeletion and, with --serve-api, the built-in
+// REST server.
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// config is the manager's command line.
+type config struct {
+	apiURL                  string
+	defaultAPIKeySecret     string
+	apiQPS                  float64
+	apiBurst                int
+	apiTimeout              time.Duration
+	bulkDeleteBatchSize     int
+	maxConcurrentReconciles int
+
+	serveAPI        string
+	restSyncTimeout time.Duration
+	tlsCertFile     string
+	tlsKeyFile      string
+
+	metricsAddr             string
+	secureMetrics           bool
+	enableHTTP2             bool
+	probeAddr               string
+	leaderElect             bool
+	leaderElectionNamespace string
+}
+
+// envPrefix prefixes the environment variable of every secret-free flag:
+// --api-qps can also be set as EVAL_OPERATOR_API_QPS. A flag on the command
+// line wins over its variable.
+const envPrefix = "EVAL_OPERATOR_"
+
+func main() {
+	opts := zap.Options{}
+	cfg, err := parseFlags(flag.CommandLine, os.Args[1:], os.LookupEnv, &opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	if err := run(cfg); err != nil {
+		ctrl.Log.Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}
+
+// parseFlags reads the command line and the environment into a checked config.
+func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string, bool), zapOpts *zap.Options) (config, error) {
+	var c config
+	fs.StringVar(&c.apiURL, "api-url", "",
+		"Base URL of the Evaluation Service, ending in /api/v2. Empty runs standalone: the cluster is the system of record and ids are assigned locally.")
+	fs.StringVar(&c.defaultAPIKeySecret, "default-api-key-secret", "",
+		"Name of the Secret (in each object's own namespace, data key apiKey) used by objects without apiKeySecretRef.")
+	fs.Float64Var(&c.apiQPS, "api-qps", 20, "Requests per second the operator sends to the Evaluation Service.")
+	fs.IntVar(&c.apiBurst, "api-burst", 40, "Requests the operator may send at once above --api-qps.")
+	fs.DurationVar(&c.apiTimeout, "api-timeout", 10*time.Second, "Timeout of each request to the Evaluation Service.")
+	fs.IntVar(&c.bulkDeleteBatchSize, "bulk-delete-batch-size", 100, "Testcase ids per bulk-delete request (1 to 10000).")
+	fs.IntVar(&c.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "Objects of each kind reconciled in parallel.")
+	fs.StringVar(&c.serveAPI, "serve-api", "",
+		"Address of the built-in REST server serving the Evaluation Service API from the cluster, e.g. :8082. Empty disables it.")
+	fs.DurationVar(&c.restSyncTimeout, "rest-sync-timeout", 10*time.Second,
+		"How long a REST request waits for the reconciler to process the resource it created.")
+	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "Certificate file of the REST server; with --tls-key-file it serves HTTPS.")
+	fs.StringVar(&c.tlsKeyFile, "tls-key-file", "", "Private key file of the REST server.")
+	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8443",
+		"Address of the Prometheus metrics endpoint; 0 disables it. HTTPS with authentication unless --metrics-secure=false.")
+	fs.BoolVar(&c.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, allowing only clients authorized by TokenReview and SubjectAccessReview.")
+	fs.BoolVar(&c.enableHTTP2, "enable-http2", false,
+		"Allow HTTP/2 on the metrics endpoint (off by default: HTTP/2 rapid reset and stream cancellation attacks).")
+	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
+	fs.BoolVar(&c.leaderElect, "leader-elect", false, "Elect a leader, so that only one replica reconciles at a time.")
+	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "",
+		"Namespace of the leader election Lease; empty means the manager's own namespace.")
+	zapOpts.BindFlags(fs)
+
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := applyEnv(fs, lookupEnv); err != nil {
+		return c, err
+	}
+	return c, c.validate()
+}
+
+// applyEnv sets every flag not given on the command line from its
+// environment variable, if that is set.
+func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		v, ok := lookupEnv(env)
+		if given[f.Name] || !ok {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", env, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func (c *config) validate() error {
+	var errs []error
+	if c.apiURL != "" {
+		if u, err := url.Parse(c.apiURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--api-url %q: want an http or https URL such as https://eval.example.com/api/v2", c.apiURL))
+		}
+	}
+	if c.apiQPS <= 0 {
+		errs = append(errs, fmt.Errorf("--api-qps %v: must be greater than 0", c.apiQPS))
+	}
+	if c.apiBurst < 1 {
+		errs = append(errs, fmt.Errorf("--api-burst %d: must be at least 1", c.apiBurst))
+	}
+	if c.apiTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--api-timeout %s: must be greater than 0", c.apiTimeout))
+	}
+	if c.bulkDeleteBatchSize < 1 || c.bulkDeleteBatchSize > 10000 {
+		errs = append(errs, fmt.Errorf("--bulk-delete-batch-size %d: must be from 1 to 10000", c.bulkDeleteBatchSize))
+	}
+	if c.maxConcurrentReconciles < 1 {
+		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles %d: must be at least 1", c.maxConcurrentReconciles))
+	}
+	if c.restSyncTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--rest-sync-timeout %s: must be greater than 0", c.restSyncTimeout))
+	}
+	if (c.tlsCertFile == "") != (c.tlsKeyFile == "") {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-key-file must be given together"))
+	}
+	return errors.Join(errs...)
+}
+
+// service is the Evaluation Service the reconcilers talk to.
+func (c *config) service() (evalapi.Service, error) {
+	if c.apiURL == "" {
+		return evalapi.Standalone{}, nil
+	}
+	return evalapi.NewClient(evalapi.Options{
+		BaseURL: c.apiURL,
+		Timeout: c.apiTimeout,
+		QPS:     c.apiQPS,
+		Burst:   c.apiBurst,
+	})
+}
+
+func run(c config) error {
+	log := ctrl.Log.WithName("setup")
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+
+	var tlsOpts []func(*tls.Config)
+	if !c.enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(t *tls.Config) { t.NextProtos = []string{"http/1.1"} })
+	}
+	metricsOpts := metricsserver.Options{
+		BindAddress:   c.metricsAddr,
+		SecureServing: c.secureMetrics,
+		TLSOpts:       tlsOpts,
+	}
+	if c.secureMetrics {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsOpts,
+		WebhookServer:                 webhook.NewServer(webhook.Options{TLSOpts: tlsOpts}),
+		HealthProbeBindAddress:        c.probeAddr,
+		LeaderElection:                c.leaderElect,
+		LeaderElectionID:              "eval-operator.evaluation.eval-operator.dev",
+		LeaderElectionNamespace:       c.leaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+
+	svc, err := c.service()
+	if err != nil {
+		return fmt.Errorf("--api-url: %w", err)
+	}
+	if err := controller.SetupWithManager(mgr, controller.Options{
+		Service:                 svc,
+		Standalone:              c.apiURL == "",
+		DefaultAPIKeySecret:     c.defaultAPIKeySecret,
+		BulkDeleteBatchSize:     c.bulkDeleteBatchSize,
+		MaxConcurrentReconciles: c.maxConcurrentReconciles,
+	}); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the ready check: %w", err)
+	}
+
+	mode := "standalone"
+	if c.apiURL != "" {
+		mode = "upstream " + c.apiURL
+	}
+	log.Info("starting manager", "mode", mode, "serveAPI", c.serveAPI)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

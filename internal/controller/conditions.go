@@ -1,0 +1,99 @@
+package controller
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// phase is where an object stands after a reconcile.
+type phase int
+
+const (
+	// phaseProgressing: not there yet; the operator retries by itself.
+	phaseProgressing phase = iota
+	// phaseReady: the goal is reached.
+	phaseReady
+	// phaseStalled: the operator cannot go on until a person acts.
+	phaseStalled
+)
+
+// outcome is the result of one reconcile, from which the conditions follow.
+type outcome struct {
+	phase   phase
+	reason  string
+	message string
+}
+
+func ready(reason, message string) outcome { return outcome{phaseReady, reason, message} }
+func progressing(reason, message string) outcome {
+	return outcome{phaseProgressing, reason, message}
+}
+func stalled(reason, message string) outcome { return outcome{phaseStalled, reason, message} }
+
+// setConditions writes Ready, Reconciling and Stalled for o. Ready is always
+// present and carries o's reason; Reconciling and Stalled follow kstatus'
+// abnormal-true convention and are present only while True.
+func setConditions(conds *[]metav1.Condition, generation int64, o outcome) {
+	status := metav1.ConditionFalse
+	if o.phase == phaseReady {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(conds, metav1.Condition{
+		Type: v1alpha1.ConditionReady, Status: status, Reason: o.reason, Message: o.message,
+		ObservedGeneration: generation,
+	})
+	setAbnormal(conds, v1alpha1.ConditionReconciling, o.phase == phaseProgressing, generation, o)
+	setAbnormal(conds, v1alpha1.ConditionStalled, o.phase == phaseStalled, generation, o)
+}
+
+func setAbnormal(conds *[]metav1.Condition, condType string, active bool, generation int64, o outcome) {
+	if !active {
+		meta.RemoveStatusCondition(conds, condType)
+		return
+	}
+	meta.SetStatusCondition(conds, metav1.Condition{
+		Type: condType, Status: metav1.ConditionTrue, Reason: o.reason, Message: o.message,
+		ObservedGeneration: generation,
+	})
+}
+
+// changesState reports whether o differs from the Ready condition in conds,
+// that is whether it is worth an event.
+func changesState(conds []metav1.Condition, o outcome) bool {
+	c := meta.FindStatusCondition(conds, v1alpha1.ConditionReady)
+	return c == nil || c.Reason != o.reason || (c.Status == metav1.ConditionTrue) != (o.phase == phaseReady)
+}
+
+// eventType is Normal for progress and success, Warning for trouble.
+func eventType(o outcome) string {
+	switch {
+	case o.phase == phaseReady,
+		o.reason == v1alpha1.ReasonCreating,
+		o.reason == v1alpha1.ReasonDeleting:
+		return corev1.EventTypeNormal
+	default:
+		return corev1.EventTypeWarning
+	}
+}
+
+// readyReason returns the reason of a True Ready condition, or "".
+func readyReason(conds []metav1.Condition) string {
+	c := meta.FindStatusCondition(conds, v1alpha1.ConditionReady)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return ""
+	}
+	return c.Reason
+}
+
+// stalledOn returns the Stalled condition if the object is already stalled
+// for reason at generation, or nil.
+func stalledOn(conds []metav1.Condition, reason string, generation int64) *metav1.Condition {
+	c := meta.FindStatusCondition(conds, v1alpha1.ConditionStalled)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != reason || c.ObservedGeneration != generation {
+		return nil
+	}
+	return c
+}

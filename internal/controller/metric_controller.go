@@ -1,0 +1,210 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics/status,verbs=get;update;patch
+
+// MetricReconciler creates each Metric in the service exactly once.
+//
+// The service cannot get, update or delete a Metric, so a Metric's whole
+// life upstream is one create. The create is guarded against duplicates: the
+// create-pending annotation is written, with an optimistic-concurrency
+// update, before the request is sent; the remote id is written to the
+// metric-id annotation right after. Pending without an id means an earlier
+// attempt may have created the Metric, and the reconciler stops there.
+type MetricReconciler struct {
+	base
+}
+
+// Reconcile brings one Metric to Ready.
+func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	m := &v1alpha1.Metric{}
+	if err := r.client.Get(ctx, req.NamespacedName, m); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !m.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	before := m.Status.DeepCopy()
+
+	o, res, err := r.sync(ctx, m)
+	r.record(m, o)
+
+	base := m.DeepCopy()
+	base.Status = *before
+	if perr := r.patchStatus(ctx, m, base, !equality.Semantic.DeepEqual(before, &m.Status)); perr != nil {
+		return ctrl.Result{}, perr
+	}
+	return res, err
+}
+
+// sync works out the Metric's state and takes the one step it calls for.
+func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+	_, pending := m.Annotations[v1alpha1.CreatePendingAnnotation]
+	id := m.Annotations[v1alpha1.MetricIDAnnotation]
+	if id == "" && pending && m.Status.ID != "" {
+		// The create succeeded but writing its annotation failed: status has the id.
+		id = m.Status.ID
+	}
+	switch {
+	case id != "":
+		return r.recordID(ctx, m, id)
+	case pending:
+		return stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
+			"an earlier create may have reached the service but its id was not recorded: find the Metric "+
+				"in project %s and set annotation %s to its id, or remove annotation %s to create it again",
+			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
+	}
+	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
+		// The service refused this very spec; it would refuse it again.
+		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
+	}
+
+	key, err := r.creds.apiKey(ctx, m)
+	if err != nil {
+		return keyFailure(err)
+	}
+	return r.create(ctx, m, key)
+}
+
+// recordID makes sure id is in both the annotation and status. A Metric
+// whose id is already recorded costs nothing: no call, no write.
+func (r *MetricReconciler) recordID(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
+	if m.Annotations[v1alpha1.MetricIDAnnotation] != id || hasPending(m) {
+		if err := r.annotateID(ctx, m, id); err != nil {
+			return progressing(v1alpha1.ReasonCreating, "recording the remote id: "+err.Error()), ctrl.Result{}, err
+		}
+	}
+	if m.Status.ID == id {
+		reason := readyReason(m.Status.Conditions)
+		if reason == "" {
+			reason = v1alpha1.ReasonCreated
+		}
+		return ready(reason, "remote Metric "+id), ctrl.Result{}, nil
+	}
+	// Adopted, or status lost (backup and restore): the service cannot be
+	// asked for the Metric, so its values are the spec with the service's
+	// documented defaults.
+	setEffective(&m.Status, evalapi.ResponseFor(id, requestFor(&m.Spec)))
+	return ready(v1alpha1.ReasonAdopted, "adopted remote Metric "+id+" from annotation "+v1alpha1.MetricIDAnnotation),
+		ctrl.Result{}, nil
+}
+
+// create sends the one create request, guarded by the create-pending annotation.
+func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (outcome, ctrl.Result, error) {
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[v1alpha1.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	// Update, not Patch: it fails on a stale resourceVersion, so two workers
+	// holding different views of this Metric cannot both send the create.
+	if err := r.client.Update(ctx, m); err != nil {
+		return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, fmt.Errorf("recording the pending create: %w", err)
+	}
+	r.recorder.Eventf(m, nil, eventType(progressing(v1alpha1.ReasonCreating, "")), v1alpha1.ReasonCreating, "Create",
+		"creating the Metric in project %s", m.Spec.ProjectID)
+
+	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), requestFor(&m.Spec))
+	if err != nil {
+		if evalapi.KindOf(err) == evalapi.KindOutcomeUnknown {
+			// Leave the pending annotation: the next reconcile stops at CreateOutcomeUnknown.
+			return stalled(v1alpha1.ReasonCreateOutcomeUnknown,
+				"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error()), ctrl.Result{}, nil
+		}
+		// The service answered and created nothing, or never saw the request: a retry is safe.
+		if cerr := r.clearPending(ctx, m); cerr != nil {
+			return progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, cerr
+		}
+		return upstreamFailure(err)
+	}
+
+	setEffective(&m.Status, resp)
+	if err := r.annotateID(ctx, m, resp.ID); err != nil {
+		// status.id is patched all the same; the next reconcile finishes the annotation from it.
+		return progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
+	}
+	return ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), ctrl.Result{}, nil
+}
+
+// annotateID records id in the metric-id annotation and drops create-pending,
+// in one merge patch. It retries transient failures: until it lands, the id
+// exists only in this process.
+func (r *MetricReconciler) annotateID(ctx context.Context, m *v1alpha1.Metric, id string) error {
+	return r.patchAnnotations(ctx, m, map[string]any{
+		v1alpha1.MetricIDAnnotation:      id,
+		v1alpha1.CreatePendingAnnotation: nil,
+	})
+}
+
+func (r *MetricReconciler) clearPending(ctx context.Context, m *v1alpha1.Metric) error {
+	return r.patchAnnotations(ctx, m, map[string]any{v1alpha1.CreatePendingAnnotation: nil})
+}
+
+func (r *MetricReconciler) patchAnnotations(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		return fmt.Errorf("encoding annotations: %w", err)
+	}
+	patch := client.RawPatch(types.MergePatchType, data)
+	err = retry.OnError(retry.DefaultBackoff, isTransient, func() error {
+		return r.client.Patch(ctx, m, patch)
+	})
+	if err != nil {
+		return fmt.Errorf("patching annotations: %w", err)
+	}
+	return nil
+}
+
+func hasPending(m *v1alpha1.Metric) bool {
+	_, ok := m.Annotations[v1alpha1.CreatePendingAnnotation]
+	return ok
+}
+
+func isTransient(err error) bool {
+	return !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err)
+}
+
+// requestFor is the create request for spec: unset optional fields stay
+// unset, so the service applies its own defaults.
+func requestFor(s *v1alpha1.MetricSpec) evalapi.MetricRequest {
+	return evalapi.MetricRequest{
+		Name:             s.Name,
+		Description:      s.Description,
+		EvalType:         string(s.EvalType),
+		OutputType:       string(s.OutputType),
+		Guidelines:       s.Guidelines,
+		PromptTemplate:   s.PromptTemplate,
+		EvalModelName:    s.EvalModelName,
+		Temperature:      s.Temperature,
+		PassingThreshold: s.PassingThreshold,
+	}
+}
+
+// setEffective records the response-form values the service returned.
+func setEffective(st *v1alpha1.MetricStatus, resp evalapi.Metric) {
+	st.ID = resp.ID
+	st.Description = resp.Description
+	st.Guidelines = &resp.Guidelines
+	st.EvalModelName = ""
+	if resp.EvalModelName != nil {
+		st.EvalModelName = *resp.EvalModelName
+	}
+	st.Temperature = resp.Temperature
+	st.PassingThreshold = resp.PassingThreshold
+}

@@ -1,0 +1,189 @@
+// Package controller reconciles Metrics, TestsetDeletions and
+// TestcaseDeletions against the Evaluation Service.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Options configure the three reconcilers.
+type Options struct {
+	// Service is the Evaluation Service: evalapi.Client or evalapi.Standalone.
+	Service evalapi.Service
+	// Standalone is true when Service is evalapi.Standalone; objects then
+	// need no API key.
+	Standalone bool
+	// DefaultAPIKeySecret names the Secret, in each object's namespace, used
+	// when an object has no apiKeySecretRef.
+	DefaultAPIKeySecret string
+	// BulkDeleteBatchSize is the number of testcase ids per bulk-delete call.
+	BulkDeleteBatchSize int
+	// MaxConcurrentReconciles bounds the parallel reconciles of each kind.
+	MaxConcurrentReconciles int
+}
+
+// secretRefIndex indexes objects by the name of the Secret holding their key.
+const secretRefIndex = ".spec.apiKeySecretRef.name"
+
+// Backoff of failed reconciles: from one second up to five minutes. Slower
+// at the start than controller-runtime's default so an upstream outage is not
+// hammered.
+const (
+	backoffBase = time.Second
+	backoffMax  = 5 * time.Minute
+)
+
+// SetupWithManager registers the three reconcilers with mgr.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.Service == nil {
+		return errors.New("controller: Options.Service is required")
+	}
+	if opts.BulkDeleteBatchSize <= 0 {
+		opts.BulkDeleteBatchSize = 100
+	}
+	if opts.MaxConcurrentReconciles <= 0 {
+		opts.MaxConcurrentReconciles = 1
+	}
+	b := base{
+		client:   mgr.GetClient(),
+		recorder: mgr.GetEventRecorder("eval-operator"),
+		creds: &credentials{
+			reader:        mgr.GetAPIReader(),
+			defaultSecret: opts.DefaultAPIKeySecret,
+			required:      !opts.Standalone,
+		},
+		service: opts.Service,
+	}
+	kinds := []struct {
+		obj  referencing
+		list client.ObjectList
+		r    reconcile.Reconciler
+		// preds filter update events of the kind itself: status writes must
+		// not re-trigger, or a failing object would loop.
+		preds predicate.Predicate
+	}{
+		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b},
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})},
+		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, &TestsetDeletionReconciler{base: b},
+			predicate.GenerationChangedPredicate{}},
+		{&v1alpha1.TestcaseDeletion{}, &v1alpha1.TestcaseDeletionList{},
+			&TestcaseDeletionReconciler{base: b, batchSize: opts.BulkDeleteBatchSize},
+			predicate.GenerationChangedPredicate{}},
+	}
+	ctx := context.Background()
+	for _, k := range kinds {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, secretRefIndex, b.creds.indexSecretRef); err != nil {
+			return fmt.Errorf("indexing %T by Secret: %w", k.obj, err)
+		}
+		err := ctrl.NewControllerManagedBy(mgr).
+			For(k.obj, builder.WithPredicates(k.preds)).
+			// Metadata only: Secret data is read at reconcile time and never cached.
+			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencingSecret(mgr.GetClient(), k.list)),
+				builder.OnlyMetadata).
+			WithOptions(controller.Options{
+				MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+				RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](
+					backoffBase, backoffMax),
+			}).
+			Complete(k.r)
+		if err != nil {
+			return fmt.Errorf("setting up the %T controller: %w", k.obj, err)
+		}
+	}
+	return nil
+}
+
+// referencing is an object of this API that may reference an API key Secret.
+type referencing interface {
+	client.Object
+	GetAPIKeySecretRef() *v1alpha1.SecretKeySelector
+}
+
+// conditioned is an object of this API with status conditions.
+type conditioned interface {
+	client.Object
+	GetConditions() *[]metav1.Condition
+	SetObservedGeneration(int64)
+}
+
+func (c *credentials) indexSecretRef(obj client.Object) []string {
+	if ref := c.refOf(obj.(referencing)); ref != nil {
+		return []string{ref.Name}
+	}
+	return nil
+}
+
+// referencingSecret maps a Secret to the objects of list's kind in its
+// namespace that take their key from it, so a created or rotated Secret
+// re-triggers them.
+func referencingSecret(c client.Client, list client.ObjectList) handler.MapFunc {
+	return func(ctx context.Context, secret client.Object) []reconcile.Request {
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := c.List(ctx, l, client.InNamespace(secret.GetNamespace()),
+			client.MatchingFields{secretRefIndex: secret.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing objects that use a Secret", "secret", secret.GetName())
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = meta.EachListItem(l, func(o runtime.Object) error {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o.(client.Object))})
+			return nil
+		})
+		return reqs
+	}
+}
+
+// base holds what the three reconcilers share.
+type base struct {
+	client   client.Client
+	recorder recorder.EventRecorder
+	creds    *credentials
+	service  evalapi.Service
+}
+
+// record writes o into obj's conditions and observedGeneration, and emits an
+// event when o changes the object's state.
+func (b *base) record(obj conditioned, o outcome) {
+	if changesState(*obj.GetConditions(), o) {
+		b.recorder.Eventf(obj, nil, eventType(o), o.reason, "Reconcile", "%s", o.message)
+	}
+	setConditions(obj.GetConditions(), obj.GetGeneration(), o)
+	obj.SetObservedGeneration(obj.GetGeneration())
+}
+
+// patchStatus patches obj's status from base (a copy of obj holding the
+// status before this reconcile), and only when it changed: a reconcile that
+// changes nothing writes nothing.
+func (b *base) patchStatus(ctx context.Context, obj, base client.Object, changed bool) error {
+	if !changed {
+		return nil
+	}
+	if err := b.client.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("patching status: %w", err)
+	}
+	return nil
+}

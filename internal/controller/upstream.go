@@ -1,0 +1,118 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// unauthorizedRetry is how long a 401 waits before the key is tried again
+// without a change to its Secret (a change re-triggers at once).
+const unauthorizedRetry = 5 * time.Minute
+
+// upstreamFailure maps a failed service call to the object's outcome and to
+// how the call is retried: a returned error backs off exponentially in the
+// work queue; a nil error with no RequeueAfter waits for a change.
+func upstreamFailure(err error) (outcome, ctrl.Result, error) {
+	switch evalapi.KindOf(err) {
+	case evalapi.KindUnauthorized:
+		return stalled(v1alpha1.ReasonUnauthorized,
+				"the service refused the API key (401): update the referenced Secret"),
+			ctrl.Result{RequeueAfter: unauthorizedRetry}, nil
+	case evalapi.KindRejected:
+		return stalled(v1alpha1.ReasonRejected, "the service rejected the request: "+err.Error()),
+			ctrl.Result{}, nil
+	case evalapi.KindRateLimited:
+		if after := evalapi.RetryAfterOf(err); after > 0 {
+			return progressing(v1alpha1.ReasonUpstreamUnavailable,
+					fmt.Sprintf("the service is rate limiting (429); retrying in %s", after)),
+				ctrl.Result{RequeueAfter: after}, nil
+		}
+	}
+	return progressing(v1alpha1.ReasonUpstreamUnavailable, "the service call failed; retrying: "+err.Error()),
+		ctrl.Result{}, err
+}
+
+// credentials reads API keys from Secrets at reconcile time, uncached, so the
+// operator holds no Secret data between reconciles.
+type credentials struct {
+	reader client.Reader
+	// defaultSecret is used when an object has no apiKeySecretRef.
+	defaultSecret string
+	// required is false in standalone mode, where a missing key is fine.
+	required bool
+}
+
+// errNoKey is the stalled outcome of a missing or unusable key.
+type errNoKey struct{ outcome }
+
+func (e *errNoKey) Error() string { return e.message }
+
+// apiKey returns the key for obj. A missing Secret or key, or a key that is
+// not an ak_ key, is an *errNoKey; any other error is transient.
+func (c *credentials) apiKey(ctx context.Context, obj referencing) (evalapi.APIKey, error) {
+	ref := c.refOf(obj)
+	if ref == nil {
+		if c.required {
+			return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
+				"no apiKeySecretRef is set and the operator has no --default-api-key-secret")}
+		}
+		return "", nil
+	}
+	var secret corev1.Secret
+	err := c.reader.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, &secret)
+	if apierrors.IsNotFound(err) {
+		return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
+			fmt.Sprintf("Secret %q not found", ref.Name))}
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading Secret %q: %w", ref.Name, err)
+	}
+	raw, ok := secret.Data[ref.Key]
+	if !ok {
+		return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
+			fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key))}
+	}
+	key := evalapi.APIKey(raw)
+	if !key.Valid() {
+		return "", &errNoKey{stalled(v1alpha1.ReasonInvalidCredentials,
+			fmt.Sprintf("key %q of Secret %q is not an API key (ak_...); it was not sent", ref.Key, ref.Name))}
+	}
+	return key, nil
+}
+
+// refOf is obj's Secret reference, or the default one, with the key defaulted.
+func (c *credentials) refOf(obj referencing) *v1alpha1.SecretKeySelector {
+	if ref := obj.GetAPIKeySecretRef(); ref != nil {
+		r := *ref
+		if r.Key == "" {
+			r.Key = v1alpha1.DefaultAPIKeySecretKey
+		}
+		return &r
+	}
+	if c.defaultSecret != "" {
+		return &v1alpha1.SecretKeySelector{Name: c.defaultSecret, Key: v1alpha1.DefaultAPIKeySecretKey}
+	}
+	return nil
+}
+
+// keyFailure turns an apiKey error into the object's outcome: a missing key
+// waits for its Secret to change (the Secret watch re-triggers); anything else
+// backs off.
+func keyFailure(err error) (outcome, ctrl.Result, error) {
+	var noKey *errNoKey
+	if errors.As(err, &noKey) {
+		return noKey.outcome, ctrl.Result{}, nil
+	}
+	return progressing(v1alpha1.ReasonSecretNotFound, err.Error()), ctrl.Result{}, err
+}

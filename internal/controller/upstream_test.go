@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+func TestUpstreamFailure(t *testing.T) {
+	cases := []struct {
+		err     *evalapi.Error
+		phase   phase
+		reason  string
+		requeue time.Duration
+		backoff bool // returned as an error, so the work queue backs off
+	}{
+		{&evalapi.Error{Kind: evalapi.KindUnauthorized, StatusCode: 401}, phaseStalled, v1alpha1.ReasonUnauthorized, unauthorizedRetry, false},
+		{&evalapi.Error{Kind: evalapi.KindRejected, StatusCode: 400}, phaseStalled, v1alpha1.ReasonRejected, 0, false},
+		{&evalapi.Error{Kind: evalapi.KindRateLimited, StatusCode: 429, RetryAfter: 7 * time.Second}, phaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 7 * time.Second, false},
+		{&evalapi.Error{Kind: evalapi.KindRateLimited, StatusCode: 429}, phaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
+		{&evalapi.Error{Kind: evalapi.KindUnavailable, StatusCode: 503}, phaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
+		{&evalapi.Error{Kind: evalapi.KindNotSent, Err: errors.New("connection refused")}, phaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
+		{&evalapi.Error{Kind: evalapi.KindOutcomeUnknown, Err: errors.New("reset")}, phaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.err.Kind.String(), func(t *testing.T) {
+			o, res, err := upstreamFailure(tc.err)
+			if o.phase != tc.phase || o.reason != tc.reason {
+				t.Errorf("outcome = %v, want phase %v reason %s", o, tc.phase, tc.reason)
+			}
+			if res.RequeueAfter != tc.requeue {
+				t.Errorf("RequeueAfter = %s, want %s", res.RequeueAfter, tc.requeue)
+			}
+			if (err != nil) != tc.backoff {
+				t.Errorf("error = %v, want backoff %v", err, tc.backoff)
+			}
+		})
+	}
+}
+
+func TestNotSucceededBacksOff(t *testing.T) {
+	var prev time.Duration
+	for attempts := int32(1); attempts < 40; attempts++ {
+		st := v1alpha1.DeletionStatus{Attempts: attempts}
+		_, res, _ := notSucceeded(&st)
+		if res.RequeueAfter < prev || res.RequeueAfter > backoffMax || res.RequeueAfter <= 0 {
+			t.Fatalf("attempt %d: RequeueAfter %s after %s", attempts, res.RequeueAfter, prev)
+		}
+		if st.Success == nil || *st.Success {
+			t.Fatal("success must be recorded as false")
+		}
+		prev = res.RequeueAfter
+	}
+	if prev != backoffMax {
+		t.Errorf("backoff tops out at %s, want %s", prev, backoffMax)
+	}
+}
