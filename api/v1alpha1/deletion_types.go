@@ -68,13 +68,18 @@ type TestsetDeletionList struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="ttlSecondsAfterFinished cannot be added or removed after creation",fieldPath=".ttlSecondsAfterFinished",reason=FieldValueInvalid
 type TestcaseDeletionSpec struct {
+	// The immutability rule compares the joined ids because CEL equality of a
+	// set ignores order while status.deleted counts in list order; ids cannot
+	// contain ',', so joining is lossless.
+
 	// testcaseIds are the ids of the testcases to delete: 1 to 10000, each
-	// unique. Sent in batches of --bulk-delete-batch-size. Immutable.
+	// unique. Sent in batches of --bulk-delete-batch-size. Immutable, order
+	// included.
 	// +required
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=10000
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="testcaseIds is immutable: create a new TestcaseDeletion instead",reason=FieldValueInvalid
+	// +kubebuilder:validation:XValidation:rule="self.join(',') == oldSelf.join(',')",message="testcaseIds is immutable, order included: create a new TestcaseDeletion instead",reason=FieldValueInvalid
 	TestcaseIDs []ResourceID `json:"testcaseIds"`
 
 	// apiKeySecretRef selects the Secret key holding the `ak_...` API key.

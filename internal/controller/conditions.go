@@ -79,13 +79,13 @@ func eventType(o outcome) string {
 	}
 }
 
-// readyReason returns the reason of a True Ready condition, or "".
-func readyReason(conds []metav1.Condition) string {
+// readyOutcome returns the outcome a True Ready condition records, if any.
+func readyOutcome(conds []metav1.Condition) (outcome, bool) {
 	c := meta.FindStatusCondition(conds, v1alpha1.ConditionReady)
 	if c == nil || c.Status != metav1.ConditionTrue {
-		return ""
+		return outcome{}, false
 	}
-	return c.Reason
+	return ready(c.Reason, c.Message), true
 }
 
 // stalledOn returns the Stalled condition if the object is already stalled

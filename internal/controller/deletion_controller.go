@@ -33,11 +33,11 @@ func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	before := d.Status.DeepCopy()
 
 	o, res, err := r.sync(ctx, d)
-	r.record(d, o)
+	ev := r.record(d, o)
 
 	base := d.DeepCopy()
 	base.Status = *before
-	if perr := r.patchStatus(ctx, d, base, !equality.Semantic.DeepEqual(before, &d.Status)); perr != nil {
+	if perr := r.commit(ctx, d, base, !equality.Semantic.DeepEqual(before, &d.Status), ev); perr != nil {
 		return ctrl.Result{}, perr
 	}
 	return res, err
@@ -81,11 +81,11 @@ func (r *TestcaseDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	before := d.Status.DeepCopy()
 
 	o, res, err := r.sync(ctx, d, before)
-	r.record(d, o)
+	ev := r.record(d, o)
 
 	base := d.DeepCopy()
 	base.Status = *before
-	if perr := r.patchStatus(ctx, d, base, !equality.Semantic.DeepEqual(before, &d.Status)); perr != nil {
+	if perr := r.commit(ctx, d, base, !equality.Semantic.DeepEqual(before, &d.Status), ev); perr != nil {
 		return ctrl.Result{}, perr
 	}
 	return res, err
@@ -129,10 +129,10 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 // checkpoint patches the progress so far, so a restart resumes after it.
 func (r *TestcaseDeletionReconciler) checkpoint(ctx context.Context, d *v1alpha1.TestcaseDeletion,
 	before *v1alpha1.TestcaseDeletionStatus, total int32) error {
-	r.record(d, progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total)))
+	ev := r.record(d, progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total)))
 	base := d.DeepCopy()
 	base.Status = *before
-	if err := r.patchStatus(ctx, d, base, true); err != nil {
+	if err := r.commit(ctx, d, base, true, ev); err != nil {
 		return err
 	}
 	d.Status.DeepCopyInto(before)

@@ -44,11 +44,11 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	before := m.Status.DeepCopy()
 
 	o, res, err := r.sync(ctx, m)
-	r.record(m, o)
+	ev := r.record(m, o)
 
 	base := m.DeepCopy()
 	base.Status = *before
-	if perr := r.patchStatus(ctx, m, base, !equality.Semantic.DeepEqual(before, &m.Status)); perr != nil {
+	if perr := r.commit(ctx, m, base, !equality.Semantic.DeepEqual(before, &m.Status), ev); perr != nil {
 		return ctrl.Result{}, perr
 	}
 	return res, err
@@ -92,11 +92,10 @@ func (r *MetricReconciler) recordID(ctx context.Context, m *v1alpha1.Metric, id 
 		}
 	}
 	if m.Status.ID == id {
-		reason := readyReason(m.Status.Conditions)
-		if reason == "" {
-			reason = v1alpha1.ReasonCreated
+		if o, ok := readyOutcome(m.Status.Conditions); ok {
+			return o, ctrl.Result{}, nil
 		}
-		return ready(reason, "remote Metric "+id), ctrl.Result{}, nil
+		return ready(v1alpha1.ReasonCreated, "created remote Metric "+id), ctrl.Result{}, nil
 	}
 	// Adopted, or status lost (backup and restore): the service cannot be
 	// asked for the Metric, so its values are the spec with the service's
@@ -134,8 +133,10 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 		return upstreamFailure(err)
 	}
 
+	err = r.annotateID(ctx, m, resp.ID)
+	// After the patch, which answers with the stored status.
 	setEffective(&m.Status, resp)
-	if err := r.annotateID(ctx, m, resp.ID); err != nil {
+	if err != nil {
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
 		return progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}

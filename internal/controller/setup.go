@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
@@ -86,8 +86,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// not re-trigger, or a failing object would loop.
 		preds predicate.Predicate
 	}{
-		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b},
-			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})},
+		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b}, metricChanged},
 		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, &TestsetDeletionReconciler{base: b},
 			predicate.GenerationChangedPredicate{}},
 		{&v1alpha1.TestcaseDeletion{}, &v1alpha1.TestcaseDeletionList{},
@@ -165,25 +164,35 @@ type base struct {
 	service  evalapi.Service
 }
 
-// record writes o into obj's conditions and observedGeneration, and emits an
-// event when o changes the object's state.
-func (b *base) record(obj conditioned, o outcome) {
+// record writes o into obj's conditions and observedGeneration. It returns
+// the event to emit once the status is saved, or nil when o changes nothing.
+func (b *base) record(obj conditioned, o outcome) *outcome {
+	var ev *outcome
 	if changesState(*obj.GetConditions(), o) {
-		b.recorder.Eventf(obj, nil, eventType(o), o.reason, "Reconcile", "%s", o.message)
+		ev = &o
 	}
 	setConditions(obj.GetConditions(), obj.GetGeneration(), o)
 	obj.SetObservedGeneration(obj.GetGeneration())
+	return ev
 }
 
-// patchStatus patches obj's status from base (a copy of obj holding the
-// status before this reconcile), and only when it changed: a reconcile that
-// changes nothing writes nothing.
-func (b *base) patchStatus(ctx context.Context, obj, base client.Object, changed bool) error {
-	if !changed {
-		return nil
+// commit patches obj's status from base (a copy of obj holding the status
+// before this reconcile) when it changed, then emits ev. A reconcile that
+// changes nothing writes nothing. The patch is optimistic: a reconcile that
+// worked from a stale copy fails with a conflict and runs again, rather
+// than overwrite a newer status.
+func (b *base) commit(ctx context.Context, obj, base client.Object, changed bool, ev *outcome) error {
+	if changed {
+		err := b.client.Status().Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("patching status: %w", err)
+		}
 	}
-	if err := b.client.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("patching status: %w", err)
+	if ev != nil {
+		b.recorder.Eventf(obj, nil, eventType(*ev), ev.reason, "Reconcile", "%s", ev.message)
 	}
 	return nil
 }

@@ -1,0 +1,93 @@
+package v1alpha1_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/eval-operator/eval-operator/internal/testenv"
+)
+
+// The samples in config/samples are documentation users copy; creating each
+// against the API server keeps them valid as the CRDs change.
+
+var samplesDir = filepath.Join(testenv.RepoRoot(), "config", "samples")
+
+const (
+	kustomizationFile = "kustomization.yaml"
+	secretSampleFile  = "evaluation_v1alpha1_apikey_secret.yaml"
+)
+
+// sampleFiles returns the names of the YAML files in config/samples. It runs
+// while the spec tree is built, so it cannot fail a spec: an unreadable
+// directory yields no files, which the kustomization spec then reports.
+func sampleFiles() []string {
+	paths, _ := filepath.Glob(filepath.Join(samplesDir, "*.yaml"))
+	files := make([]string, len(paths))
+	for i, path := range paths {
+		files[i] = filepath.Base(path)
+	}
+	return files
+}
+
+// customResourceSampleEntries returns one entry per sample of this API's kinds.
+func customResourceSampleEntries() []TableEntry {
+	var entries []TableEntry
+	for _, file := range sampleFiles() {
+		if file != kustomizationFile && file != secretSampleFile {
+			entries = append(entries, Entry(file, file))
+		}
+	}
+	return entries
+}
+
+func readYAML(file string, into any) {
+	data, err := os.ReadFile(filepath.Join(samplesDir, file))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(yaml.UnmarshalStrict(data, into)).To(Succeed(), file)
+}
+
+var _ = Describe("config/samples", func() {
+	DescribeTable("the API server accepts",
+		func(file string) {
+			content := map[string]any{}
+			readYAML(file, &content)
+			obj := &unstructured.Unstructured{Object: content}
+			obj.SetNamespace(namespace)
+			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+		},
+		customResourceSampleEntries(),
+	)
+
+	It("lists every sample in kustomization.yaml", func() {
+		var kustomization struct {
+			Resources []string `json:"resources"`
+		}
+		readYAML(kustomizationFile, &kustomization)
+		files := sampleFiles()
+		Expect(files).To(ContainElements(kustomizationFile, secretSampleFile))
+		Expect(append(kustomization.Resources, kustomizationFile)).To(ConsistOf(files))
+	})
+
+	It("has one Metric sample per variant", func() {
+		variants := map[string]int{}
+		for _, file := range sampleFiles() {
+			content := map[string]any{}
+			readYAML(file, &content)
+			if content["kind"] == "Metric" {
+				evalType, _, _ := unstructured.NestedString(content, "spec", "evalType")
+				outputType, _, _ := unstructured.NestedString(content, "spec", "outputType")
+				variants[evalType+"/"+outputType]++
+			}
+		}
+		Expect(variants).To(Equal(map[string]int{
+			"ai/int": 1, "ai/float": 1, "ai/boolean": 1,
+			"human/int": 1, "human/float": 1, "human/boolean": 1,
+			"heuristic/int": 1, "heuristic/float": 1, "heuristic/boolean": 1,
+		}))
+	})
+})

@@ -1,0 +1,195 @@
+package v1alpha1_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/testenv"
+)
+
+// The suite checks the CRDs' OpenAPI and CEL validation against a real
+// kube-apiserver, in the style of Gateway API's CEL tests: every case starts
+// from a valid object, applies one mutation, and asserts the exact messages.
+
+var (
+	ctx       context.Context
+	cancel    context.CancelFunc
+	env       *envtest.Environment
+	k8sClient client.Client
+	namespace string
+)
+
+func TestAPI(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "API validation suite")
+}
+
+var _ = BeforeSuite(func() {
+	ctx, cancel = context.WithCancel(context.Background())
+
+	var err error
+	env, err = testenv.New()
+	Expect(err).NotTo(HaveOccurred())
+	cfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+
+	k8sClient, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "api-validation-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	namespace = ns.Name
+})
+
+var _ = AfterSuite(func() {
+	cancel()
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+// manifest builds a fresh, valid object as JSON-shaped content, the way a
+// user's YAML reaches the API server. Unstructured content lets a case remove
+// required fields and send numbers literally (`4` versus `4.0`), which typed
+// Go structs cannot.
+type manifest func() map[string]any
+
+// mutation changes one thing in an object's content.
+type mutation func(obj map[string]any)
+
+// unchanged is the mutation of the cases that check a valid object as is.
+func unchanged(map[string]any) {}
+
+// set returns a mutation that sets the field at path to value. Values go
+// through JSON (numbers kept as json.Number) so Go literals such as []string
+// or json.Number("4.0") reach the API server exactly as written.
+func set(value any, path ...string) mutation {
+	return func(obj map[string]any) {
+		Expect(unstructured.SetNestedField(obj, jsonValue(value), path...)).To(Succeed())
+	}
+}
+
+// unset returns a mutation that removes the field at path.
+func unset(path ...string) mutation {
+	return func(obj map[string]any) { unstructured.RemoveNestedField(obj, path...) }
+}
+
+// with returns base with the mutation applied, for cases that need a
+// different starting point (e.g. adding a field the base does not set).
+func with(base manifest, m mutation) manifest {
+	return func() map[string]any {
+		obj := base()
+		m(obj)
+		return obj
+	}
+}
+
+// jsonValue returns value as encoding/json decodes it, with numbers as json.Number.
+func jsonValue(value any) any {
+	raw, err := json.Marshal(value)
+	Expect(err).NotTo(HaveOccurred())
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out any
+	Expect(dec.Decode(&out)).To(Succeed())
+	return out
+}
+
+// object wraps content into an object with a fresh unique name in the suite's namespace.
+func object(content map[string]any) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: content}
+	obj.SetNamespace(namespace)
+	obj.SetGenerateName("cel-")
+	return obj
+}
+
+func typeMeta(kind string) map[string]any {
+	return map[string]any{
+		"apiVersion": evaluationv1alpha1.GroupVersion.String(),
+		"kind":       kind,
+	}
+}
+
+// matchAdmission matches the outcome of a request: success when no errors
+// are wanted, otherwise an Invalid error with one field cause per wanted
+// error. A wanted error reads "<field path>: <text>": the cause must be on
+// exactly that field and its message must contain the text.
+func matchAdmission(wantErrs []string) types.GomegaMatcher {
+	if len(wantErrs) == 0 {
+		return Succeed()
+	}
+	matchers := make([]types.GomegaMatcher, 0, len(wantErrs)+1)
+	matchers = append(matchers, WithTransform(apierrors.ReasonForError, Equal(metav1.StatusReasonInvalid)))
+	for _, want := range wantErrs {
+		field, text, found := strings.Cut(want, ": ")
+		Expect(found).To(BeTrue(), "a wanted error reads \"<field path>: <text>\", got %q", want)
+		matchers = append(matchers, WithTransform(causes, ContainElement(SatisfyAll(
+			HaveField("Field", field),
+			HaveField("Message", ContainSubstring(text)),
+		))))
+	}
+	return SatisfyAll(matchers...)
+}
+
+// causes returns the field causes of an API error.
+func causes(err error) []metav1.StatusCause {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return nil
+	}
+	return status.Status().Details.Causes
+}
+
+// expectCreate creates base after mutate and asserts the outcome.
+func expectCreate(base manifest, mutate mutation, wantErrs []string) {
+	content := base()
+	mutate(content)
+	Expect(k8sClient.Create(ctx, object(content))).To(matchAdmission(wantErrs))
+}
+
+// expectUpdate creates base, then updates it after mutate and asserts the outcome.
+func expectUpdate(base manifest, mutate mutation, wantErrs []string) {
+	obj := object(base())
+	Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+	mutate(obj.Object)
+	Expect(k8sClient.Update(ctx, obj)).To(matchAdmission(wantErrs))
+}
+
+// Messages of the OpenAPI rules, in the "<field path>: <text>" form
+// matchAdmission takes; field is relative to spec.
+
+func required(field string) string { return "spec." + field + ": Required value" }
+
+func tooLong(field, limit string) string {
+	return "spec." + field + ": Too long: may not be more than " + limit + " bytes"
+}
+
+func empty(field string) string {
+	return `spec.` + field + `: Invalid value: "": spec.` + field + ` in body should be at least 1 chars long`
+}
+
+func mismatch(field, value, pattern string) string {
+	return `spec.` + field + `: Invalid value: "` + value + `": spec.` + field + ` in body should match '` + pattern + `'`
+}
+
+// Patterns shared by every kind.
+const (
+	idPattern        = `^[A-Za-z0-9][A-Za-z0-9._:-]*$`
+	secretPattern    = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	secretKeyPattern = `^[-._a-zA-Z0-9]+$`
+)

@@ -1,0 +1,115 @@
+package controller_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+)
+
+func testsetDeletion(ns, name, testset string) *v1alpha1.TestsetDeletion {
+	return &v1alpha1.TestsetDeletion{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       v1alpha1.TestsetDeletionSpec{TestsetID: v1alpha1.ResourceID(testset), APIKeySecretRef: ref()},
+	}
+}
+
+func testcaseDeletion(ns, name string, n int) *v1alpha1.TestcaseDeletion {
+	ids := make([]v1alpha1.ResourceID, n)
+	for i := range ids {
+		ids[i] = v1alpha1.ResourceID(fmt.Sprintf("tc-%05d", i))
+	}
+	return &v1alpha1.TestcaseDeletion{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       v1alpha1.TestcaseDeletionSpec{TestcaseIDs: ids, APIKeySecretRef: ref()},
+	}
+}
+
+var _ = Describe("Deletion reconcilers", func() {
+	var (
+		ns string
+		up *upstream
+	)
+	BeforeEach(func() {
+		ns = newNamespace()
+		up = newUpstream()
+		Expect(k8s.Create(rootCtx, apiKeySecret(ns, testKey))).To(Succeed())
+	})
+
+	It("retries a failed testset deletion, finishes once and is never run again", func() {
+		up.InjectFaults(evalapitest.OpDeleteTestset, evalapitest.Status500, evalapitest.SuccessFalse)
+		mgr := startManager(up.opts)
+		d := testsetDeletion(ns, "ts", "testset-42")
+		Expect(k8s.Create(rootCtx, d)).To(Succeed())
+		Eventually(readyCondition(d), 20*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Expect(d.Status.Success).To(HaveValue(BeTrue()))
+		Expect(d.Status.Attempts).To(BeEquivalentTo(3))
+		Expect(d.Status.CompletionTime).NotTo(BeNil())
+		Expect(up.DeletedTestsets()).To(Equal([]string{"testset-42"}))
+
+		mgr.stop()
+		startManager(up.opts)
+		Consistently(func() int { return up.Calls(evalapitest.OpDeleteTestset) }, 2*time.Second).Should(Equal(3))
+	})
+
+	It("garbage-collects a finished deletion after ttlSecondsAfterFinished", func() {
+		startManager(up.opts)
+		d := testsetDeletion(ns, "ttl", "testset-ttl")
+		d.Spec.TTLSecondsAfterFinished = ptr.To[int32](1)
+		Expect(k8s.Create(rootCtx, d)).To(Succeed())
+		Eventually(func() error {
+			return k8s.Get(rootCtx, client.ObjectKeyFromObject(d), d)
+		}, 10*time.Second).Should(Satisfy(apierrors.IsNotFound))
+		Expect(up.Calls(evalapitest.OpDeleteTestset)).To(Equal(1))
+	})
+
+	It("sends a bulk deletion in batches and resumes after a restart where it stopped", func() {
+		// Batch 11 fails; the manager is stopped while it backs off, and a
+		// new one must resume at batch 11, not at the start.
+		faults := make([]evalapitest.Fault, 11)
+		faults[10] = evalapitest.Status500
+		up.InjectFaults(evalapitest.OpBulkDeleteTestcases, faults...)
+		mgr := startManager(up.opts)
+		d := testcaseDeletion(ns, "bulk", 2500)
+		Expect(k8s.Create(rootCtx, d)).To(Succeed())
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(d), d)).To(Succeed())
+			return d.Status.Deleted
+		}).Should(BeEquivalentTo(1000))
+		Eventually(readyCondition(d)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUpstreamUnavailable))
+		Expect(d.Status.Attempts).To(BeEquivalentTo(11))
+		mgr.stop()
+		Expect(up.Calls(evalapitest.OpBulkDeleteTestcases)).To(Equal(11))
+
+		startManager(up.opts)
+		Eventually(readyCondition(d), 30*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Expect(d.Status.Deleted).To(BeEquivalentTo(2500))
+		Expect(d.Status.Attempts).To(BeEquivalentTo(26))
+		Expect(up.Calls(evalapitest.OpBulkDeleteTestcases)).To(Equal(26))
+		deleted := up.DeletedTestcases()
+		Expect(deleted).To(HaveLen(2500), "every id exactly once")
+		Expect(deleted[0]).To(Equal("tc-00000"))
+		Expect(deleted[2499]).To(Equal("tc-02499"))
+	})
+
+	It("completes deletions at once in standalone mode", func() {
+		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		ts := testsetDeletion(ns, "local-ts", "testset-1")
+		tc := testcaseDeletion(ns, "local-tc", 250)
+		Expect(k8s.Create(rootCtx, ts)).To(Succeed())
+		Expect(k8s.Create(rootCtx, tc)).To(Succeed())
+		Eventually(readyCondition(ts)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Eventually(readyCondition(tc)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Expect(tc.Status.Deleted).To(BeEquivalentTo(250))
+	})
+})

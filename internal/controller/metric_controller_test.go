@@ -1,0 +1,385 @@
+package controller_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+)
+
+// upstream is a fake service with the client the operator would use for it.
+type upstream struct {
+	*evalapitest.Server
+	opts controller.Options
+}
+
+func newUpstream() *upstream {
+	GinkgoHelper()
+	srv := evalapitest.New(evalapitest.WithKeys(testKey))
+	DeferCleanup(srv.Close)
+	c, err := evalapi.NewClient(evalapi.Options{BaseURL: srv.URL(), Timeout: 2 * time.Second})
+	Expect(err).NotTo(HaveOccurred())
+	return &upstream{Server: srv, opts: controller.Options{Service: c, MaxConcurrentReconciles: 4, BulkDeleteBatchSize: 100}}
+}
+
+const (
+	testKey    = "ak_test_0123456789abcdef"
+	rotatedKey = "ak_rotated_fedcba9876543210"
+	secretName = "eval-api-key"
+)
+
+func apiKeySecret(ns, key string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: secretName},
+		StringData: map[string]string{v1alpha1.DefaultAPIKeySecretKey: key},
+	}
+}
+
+func ref() *v1alpha1.SecretKeySelector { return &v1alpha1.SecretKeySelector{Name: secretName} }
+
+// variant is a valid Metric spec of one of the nine variants, and the create
+// request body the service must receive for it.
+type variant struct {
+	spec v1alpha1.MetricSpec
+	body string
+}
+
+func variants() map[string]variant {
+	tmpl := "Rate {{outputs.response}} for {{inputs.question}}"
+	return map[string]variant{
+		"ai-int": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "int", PromptTemplate: &tmpl, PassingThreshold: ptr.To(3.0)},
+			`{"name":"m","evalType":"ai","outputType":"int","promptTemplate":"` + tmpl + `","passingThreshold":3}`},
+		"ai-float": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "float", PromptTemplate: &tmpl, EvalModelName: ptr.To("gpt-4o-mini"), Temperature: ptr.To(0.5)},
+			`{"name":"m","evalType":"ai","outputType":"float","promptTemplate":"` + tmpl + `","evalModelName":"gpt-4o-mini","temperature":0.5}`},
+		"ai-boolean": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "boolean", PromptTemplate: &tmpl, Description: ptr.To("d")},
+			`{"name":"m","description":"d","evalType":"ai","outputType":"boolean","promptTemplate":"` + tmpl + `"}`},
+		"human-int": {v1alpha1.MetricSpec{EvalType: "human", OutputType: "int", Guidelines: ptr.To("be kind")},
+			`{"name":"m","evalType":"human","outputType":"int","guidelines":"be kind"}`},
+		"human-float": {v1alpha1.MetricSpec{EvalType: "human", OutputType: "float", PassingThreshold: ptr.To(0.75)},
+			`{"name":"m","evalType":"human","outputType":"float","passingThreshold":0.75}`},
+		"human-boolean": {v1alpha1.MetricSpec{EvalType: "human", OutputType: "boolean"},
+			`{"name":"m","evalType":"human","outputType":"boolean"}`},
+		"heuristic-int": {v1alpha1.MetricSpec{EvalType: "heuristic", OutputType: "int", PassingThreshold: ptr.To(5.0)},
+			`{"name":"m","evalType":"heuristic","outputType":"int","passingThreshold":5}`},
+		"heuristic-float": {v1alpha1.MetricSpec{EvalType: "heuristic", OutputType: "float"},
+			`{"name":"m","evalType":"heuristic","outputType":"float"}`},
+		"heuristic-boolean": {v1alpha1.MetricSpec{EvalType: "heuristic", OutputType: "boolean", Guidelines: ptr.To("exact match")},
+			`{"name":"m","evalType":"heuristic","outputType":"boolean","guidelines":"exact match"}`},
+	}
+}
+
+func newMetric(ns, name string, spec v1alpha1.MetricSpec) *v1alpha1.Metric {
+	spec.ProjectID = "proj-1"
+	spec.Name = "m"
+	return &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+}
+
+func humanBoolean(ns, name string) *v1alpha1.Metric {
+	m := newMetric(ns, name, variants()["human-boolean"].spec)
+	m.Spec.APIKeySecretRef = ref()
+	return m
+}
+
+// readyCondition fetches obj and returns its Ready condition (nil if none).
+func readyCondition(obj client.Object) func(Gomega) *metav1.Condition {
+	return func(g Gomega) *metav1.Condition {
+		g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		return meta.FindStatusCondition(*obj.(interface{ GetConditions() *[]metav1.Condition }).GetConditions(), v1alpha1.ConditionReady)
+	}
+}
+
+func haveReason(status metav1.ConditionStatus, reason string) OmegaMatcher {
+	return And(Not(BeNil()), HaveField("Status", status), HaveField("Reason", reason))
+}
+
+var _ = Describe("Metric reconciler", func() {
+	var (
+		ns string
+		up *upstream
+	)
+	BeforeEach(func() {
+		ns = newNamespace()
+		up = newUpstream()
+		Expect(k8s.Create(rootCtx, apiKeySecret(ns, testKey))).To(Succeed())
+	})
+
+	It("creates every variant with the service's exact request body and reports the defaults", func() {
+		startManager(up.opts)
+		for name, v := range variants() {
+			m := newMetric(ns, name, v.spec)
+			m.Spec.APIKeySecretRef = ref()
+			Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		}
+		for name, v := range variants() {
+			m := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+			Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated), name)
+			Expect(m.Status.ID).NotTo(BeEmpty())
+			Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, m.Status.ID))
+			Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+
+			created := createdByID(up, m.Status.ID)
+			Expect(created.ProjectID).To(Equal("proj-1"))
+			Expect(created.Body).To(MatchJSON(v.body), name)
+
+			// Status holds the response form, defaults included.
+			want := created.Metric
+			Expect(m.Status.Description).To(Equal(want.Description))
+			Expect(m.Status.Guidelines).To(HaveValue(Equal(want.Guidelines)))
+			Expect(m.Status.Temperature).To(Equal(want.Temperature))
+			Expect(m.Status.PassingThreshold).To(Equal(want.PassingThreshold))
+			if v.spec.EvalType == "ai" {
+				Expect(m.Status.EvalModelName).To(Equal(*want.EvalModelName))
+			}
+		}
+		Expect(up.Creates()).To(Equal(9))
+		m := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ai-int"}}
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
+		Expect(m.Status.Temperature).To(HaveValue(BeZero()))
+		m = &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "heuristic-float"}}
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
+	})
+
+	It("waits on a 401 without retrying hot, and becomes Ready once the Secret is rotated", func() {
+		up.SetKeys(rotatedKey)
+		startManager(up.opts)
+		m := humanBoolean(ns, "rotate")
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUnauthorized))
+		Expect(meta.IsStatusConditionTrue(m.Status.Conditions, v1alpha1.ConditionStalled)).To(BeTrue())
+		Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation), "a 401 created nothing")
+		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, 2*time.Second).Should(Equal(1))
+
+		s := apiKeySecret(ns, rotatedKey)
+		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(up.Creates()).To(Equal(1))
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(2))
+	})
+
+	It("retries 500s with backoff and creates exactly one remote Metric", func() {
+		up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Status500, evalapitest.Status500, evalapitest.Status500)
+		startManager(up.opts)
+		m := humanBoolean(ns, "flaky")
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUpstreamUnavailable))
+		Eventually(readyCondition(m), 20*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(4))
+		Expect(up.Creates()).To(Equal(1))
+	})
+
+	It("stops at CreateOutcomeUnknown when the create was committed but no answer came back", func() {
+		up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.CommitThenReset)
+		mgr := startManager(up.opts)
+		m := humanBoolean(ns, "lost-answer")
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
+		Expect(m.Annotations).To(HaveKey(v1alpha1.CreatePendingAnnotation))
+		Eventually(warningEvents(ns, m.Name)).Should(ContainElement(v1alpha1.ReasonCreateOutcomeUnknown))
+
+		// A restart must not try again.
+		mgr.stop()
+		startManager(up.opts)
+		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, 2*time.Second).Should(Equal(1))
+		Expect(up.Creates()).To(Equal(1))
+		Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
+
+		// A person adopts the id the service holds: Ready, still one create.
+		id := up.CreatedMetrics()[0].Metric.ID
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+		m.Annotations[v1alpha1.MetricIDAnnotation] = id
+		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonAdopted))
+		Expect(m.Status.ID).To(Equal(id))
+		Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+		Expect(up.Creates()).To(Equal(1))
+	})
+
+	It("treats a create-pending annotation left by a crash as CreateOutcomeUnknown, and retries once it is removed", func() {
+		m := humanBoolean(ns, "crashed")
+		m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: "2026-11-21T10:00:00Z"}
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		startManager(up.opts)
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
+		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(BeZero())
+
+		delete(m.Annotations, v1alpha1.CreatePendingAnnotation)
+		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(up.Creates()).To(Equal(1))
+	})
+
+	It("adopts an existing remote Metric by annotation without creating one", func() {
+		startManager(up.opts)
+		m := newMetric(ns, "adopted", variants()["ai-float"].spec)
+		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: "met_existing"}
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonAdopted))
+		Expect(m.Status.ID).To(Equal("met_existing"))
+		Expect(m.Status.EvalModelName).To(Equal("gpt-4o-mini"))
+		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(BeZero())
+	})
+
+	It("costs nothing in steady state: no upstream call and no write across a restart", func() {
+		mgr := startManager(up.opts)
+		var ms []*v1alpha1.Metric
+		for i := range 5 {
+			m := humanBoolean(ns, fmt.Sprintf("steady-%d", i))
+			Expect(k8s.Create(rootCtx, m)).To(Succeed())
+			ms = append(ms, m)
+		}
+		versions := map[string]string{}
+		for _, m := range ms {
+			Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		}
+		// Let the reconciles triggered by the operator's own writes settle.
+		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(Equal(5))
+		for _, m := range ms {
+			Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+			versions[m.Name] = m.ResourceVersion
+		}
+
+		mgr.stop()
+		startManager(up.opts)
+		// A Secret change re-triggers every Metric that uses it, too.
+		s := apiKeySecret(ns, testKey)
+		s.Labels = map[string]string{"touched": "yes"}
+		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		Consistently(func(g Gomega) {
+			g.Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(5))
+			for _, m := range ms {
+				g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+				g.Expect(m.ResourceVersion).To(Equal(versions[m.Name]), m.Name)
+			}
+		}, 3*time.Second).Should(Succeed())
+	})
+
+	It("is Stalled on a 4xx and retries only when the spec changes", func() {
+		up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Status(http.StatusBadRequest))
+		startManager(up.opts)
+		m := humanBoolean(ns, "rejected")
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRejected))
+		Expect(meta.IsStatusConditionTrue(m.Status.Conditions, v1alpha1.ConditionStalled)).To(BeTrue())
+		Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation), "a 400 created nothing")
+
+		// A Secret change re-triggers the Metric, but the same spec is not sent again.
+		s := apiKeySecret(ns, testKey)
+		s.Labels = map[string]string{"touched": "yes"}
+		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, 2*time.Second).Should(Equal(1))
+
+		// A new generation (the one mutable field) is tried again.
+		other := apiKeySecret(ns, testKey)
+		other.Name = "other-key"
+		Expect(k8s.Create(rootCtx, other)).To(Succeed())
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+		m.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "other-key"}
+		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(up.Creates()).To(Equal(1))
+	})
+
+	It("reports a missing Secret and a key that is not an ak_ key, and never sends the latter", func() {
+		startManager(up.opts)
+		missing := humanBoolean(ns, "no-secret")
+		missing.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "absent"}
+		Expect(k8s.Create(rootCtx, missing)).To(Succeed())
+		Eventually(readyCondition(missing)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound))
+
+		bad := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"},
+			StringData: map[string]string{"token": "sk_not_an_api_key"}}
+		Expect(k8s.Create(rootCtx, bad)).To(Succeed())
+		wrong := humanBoolean(ns, "wrong-key")
+		wrong.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "bad", Key: "token"}
+		Expect(k8s.Create(rootCtx, wrong)).To(Succeed())
+		Eventually(readyCondition(wrong)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonInvalidCredentials))
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(BeZero())
+
+		// Creating the missing Secret re-triggers the Metric through the Secret watch.
+		s := apiKeySecret(ns, testKey)
+		s.Name = "absent"
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(missing)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(fmt.Sprint(readyCondition(wrong)(Default).Message)).NotTo(ContainSubstring("sk_not_an_api_key"))
+	})
+
+	It("never writes the API key to logs, events or status", func() {
+		up.SetKeys(testKey, rotatedKey)
+		up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Status500, evalapitest.Status429("1"),
+			evalapitest.Status401)
+		startManager(up.opts)
+		m := humanBoolean(ns, "hygiene")
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUnauthorized))
+		Expect(k8s.Update(rootCtx, apiKeySecret(ns, rotatedKey))).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(4))
+
+		var events eventsv1.EventList
+		Expect(k8s.List(rootCtx, &events, client.InNamespace(ns))).To(Succeed())
+		Expect(events.Items).NotTo(BeEmpty())
+		blob, err := json.Marshal(events)
+		Expect(err).NotTo(HaveOccurred())
+		status, err := json.Marshal(m.Status)
+		Expect(err).NotTo(HaveOccurred())
+		for _, text := range []string{logs.String(), string(blob), string(status)} {
+			for _, key := range []string{testKey, rotatedKey} {
+				Expect(text).NotTo(ContainSubstring(strings.TrimPrefix(key, "ak_")))
+			}
+		}
+	})
+
+	It("runs standalone with the cluster as the system of record", func() {
+		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		m := newMetric(ns, "local", variants()["ai-int"].spec)
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(m.Status.ID).NotTo(BeEmpty())
+		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
+		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(3.0)))
+	})
+})
+
+func createdByID(up *upstream, id string) evalapitest.CreatedMetric {
+	GinkgoHelper()
+	for _, c := range up.CreatedMetrics() {
+		if c.Metric.ID == id {
+			return c
+		}
+	}
+	Fail("the service holds no Metric " + id)
+	return evalapitest.CreatedMetric{}
+}
+
+// warningEvents lists the reasons of the Warning events about an object.
+func warningEvents(ns, name string) func(Gomega) []string {
+	return func(g Gomega) []string {
+		var events eventsv1.EventList
+		g.Expect(k8s.List(rootCtx, &events, client.InNamespace(ns))).To(Succeed())
+		var reasons []string
+		for _, e := range events.Items {
+			if e.Regarding.Name == name && e.Type == corev1.EventTypeWarning {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		return reasons
+	}
+}

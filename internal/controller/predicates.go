@@ -1,0 +1,44 @@
+package controller
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// metricChanged lets through the Metric updates that call for a reconcile: a
+// new generation, and the annotation edits a person makes to resolve or skip
+// a create. The operator's own writes (status, create-pending, the id after a
+// create) do not re-trigger; otherwise every failed create would retry at once.
+var metricChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+			return true
+		}
+		newMetric, ok := e.ObjectNew.(*v1alpha1.Metric)
+		if !ok {
+			return false
+		}
+		return personEdited(e.ObjectOld.GetAnnotations(), newMetric)
+	},
+}
+
+// personEdited reports whether the annotations went from old to those of m
+// by a person's hand: adopting an id, or removing create-pending to allow a
+// new create after CreateOutcomeUnknown.
+func personEdited(old map[string]string, m *v1alpha1.Metric) bool {
+	oldID, newID := old[v1alpha1.MetricIDAnnotation], m.Annotations[v1alpha1.MetricIDAnnotation]
+	_, oldPending := old[v1alpha1.CreatePendingAnnotation]
+	_, newPending := m.Annotations[v1alpha1.CreatePendingAnnotation]
+	if newID != oldID {
+		// The operator sets the id and drops create-pending in one write.
+		return newID != "" && !(oldPending && !newPending)
+	}
+	if oldPending && !newPending && newID == "" {
+		// The operator also drops create-pending after a failed create, but
+		// only a person does so on a Metric stalled on CreateOutcomeUnknown.
+		return stalledOn(m.Status.Conditions, v1alpha1.ReasonCreateOutcomeUnknown, m.Generation) != nil
+	}
+	return false
+}

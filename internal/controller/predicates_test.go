@@ -1,0 +1,47 @@
+package controller
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+func TestPersonEdited(t *testing.T) {
+	const (
+		id      = v1alpha1.MetricIDAnnotation
+		pending = v1alpha1.CreatePendingAnnotation
+	)
+	unknown := []metav1.Condition{}
+	setConditions(&unknown, 1, stalled(v1alpha1.ReasonCreateOutcomeUnknown, ""))
+	unauthorized := []metav1.Condition{}
+	setConditions(&unauthorized, 1, stalled(v1alpha1.ReasonUnauthorized, ""))
+
+	cases := []struct {
+		name  string
+		old   map[string]string
+		new   map[string]string
+		conds []metav1.Condition
+		want  bool
+	}{
+		{"adopt a new Metric", nil, map[string]string{id: "m1"}, nil, true},
+		{"adopt after CreateOutcomeUnknown", map[string]string{pending: "t"}, map[string]string{pending: "t", id: "m1"}, unknown, true},
+		{"change the adopted id", map[string]string{id: "m1"}, map[string]string{id: "m2"}, nil, true},
+		{"clear pending after CreateOutcomeUnknown", map[string]string{pending: "t"}, nil, unknown, true},
+		{"operator records the id", map[string]string{pending: "t"}, map[string]string{id: "m1"}, nil, false},
+		{"operator marks a create pending", nil, map[string]string{pending: "t"}, nil, false},
+		{"operator clears pending after a failed create", map[string]string{pending: "t"}, nil, unauthorized, false},
+		{"operator clears pending on a new Metric", map[string]string{pending: "t"}, nil, nil, false},
+		{"unrelated annotation", nil, map[string]string{"team": "a"}, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Generation: 1, Annotations: tc.new}}
+			m.Status.Conditions = tc.conds
+			if got := personEdited(tc.old, m); got != tc.want {
+				t.Errorf("personEdited = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
