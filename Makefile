@@ -7,7 +7,7 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GINKGO_VERSION ?= $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
 HELM_VERSION ?= v3.19.0
-KUSTOMIZE_VERSION ?= v5.8.3
+KUSTOMIZE_VERSION ?= v5.8.2
 SETUP_ENVTEST_VERSION ?= v0.25.1
 # The control plane the tests run against; keep in step with hack/envtest/go.mod.
 ENVTEST_K8S_VERSION ?= 1.36.3
@@ -45,6 +45,8 @@ help: ## Show this help.
 # service's API, so they are numbers (float64) in the CRD too.
 manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	cp config/crd/bases/*.yaml charts/eval-operator/crds/
+	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods.
@@ -79,6 +81,84 @@ build: manifests generate ## Build the manager binary into bin/manager.
 .PHONY: run
 run: manifests generate ## Run the manager against the current kubeconfig (standalone mode unless ARGS sets --api-url).
 	go run ./cmd --serve-api=:8082 $(ARGS)
+
+.PHONY: dev
+# exec: Ctrl-C and make's SIGTERM reach hack/dev itself, which stops the
+# manager and the control plane before it exits.
+dev: build envtest ## Run a local control plane and the manager (standalone, REST on 127.0.0.1:8082) with a demo key; Ctrl-C stops all.
+	go build -o $(LOCALBIN)/dev ./hack/dev
+	exec $(LOCALBIN)/dev --manager=$(LOCALBIN)/manager -- $(ARGS)
+
+.PHONY: test-e2e
+test-e2e: manifests generate envtest ginkgo ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).
+	$(GINKGO) $(GINKGO_FLAGS) ./test/e2e
+
+##@ Deployment
+
+CONTAINER_TOOL ?= docker
+KUBECTL ?= kubectl
+# Platforms docker-buildx builds for.
+PLATFORMS ?= linux/amd64,linux/arm64
+# ignore-not-found=true makes uninstall and undeploy succeed when already gone.
+ignore-not-found ?= false
+CHART ?= charts/eval-operator
+# helm-lint also renders the chart with every option on.
+HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key
+
+.PHONY: docker-build
+docker-build: ## Build the manager image IMG.
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
+
+.PHONY: docker-buildx
+docker-buildx: ## Build and push IMG for every platform in PLATFORMS.
+	$(CONTAINER_TOOL) buildx build --platform=$(PLATFORMS) --push -t $(IMG) .
+
+# dist/overlay sets the manager image to IMG on top of config/default, so a
+# build never edits the committed config/.
+.PHONY: image-overlay
+image-overlay: kustomize
+	rm -rf dist/overlay && mkdir -p dist/overlay
+	cd dist/overlay && $(KUSTOMIZE) create --resources ../../config/default && \
+	$(KUSTOMIZE) edit add patch --kind Deployment \
+	  --patch '[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "$(IMG)"}]'
+
+.PHONY: build-installer
+build-installer: manifests image-overlay ## Render dist/install.yaml (CRDs, RBAC, manager with IMG) and dist/crds.yaml.
+	$(KUSTOMIZE) build dist/overlay > dist/install.yaml
+	$(KUSTOMIZE) build config/crd > dist/crds.yaml
+
+.PHONY: install
+install: manifests kustomize ## Install the CRDs into the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize ## Remove the CRDs, and with them every Metric and deletion object (remote Metrics stay).
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: manifests image-overlay ## Deploy the operator with image IMG to the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build dist/overlay | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove what deploy installed, CRDs included.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: helm-lint
+helm-lint: helm ## Lint and render the Helm chart (defaults and every option on); check its CRDs and RBAC match config/.
+	diff -r config/crd/bases $(CHART)/crds
+	diff config/rbac/role.yaml $(CHART)/files/manager-role.yaml
+	$(HELM) lint --strict $(CHART)
+	$(HELM) lint --strict $(CHART) --set $(HELM_ALL_OPTIONS)
+	$(HELM) template eval-operator $(CHART) --namespace eval-operator-system > /dev/null
+	$(HELM) template eval-operator $(CHART) --namespace eval-operator-system --set $(HELM_ALL_OPTIONS) > /dev/null
+
+.PHONY: test-packaging
+test-packaging: manifests envtest ginkgo helm ## Apply the kustomize and Helm renders to a real API server (envtest).
+	HELM=$(HELM) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) ./test/packaging
 
 ##@ Dependencies
 

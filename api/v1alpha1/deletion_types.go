@@ -144,7 +144,3 @@ type TestcaseDeletionList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []TestcaseDeletion `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&TestsetDeletion{}, &TestsetDeletionList{}, &TestcaseDeletion{}, &TestcaseDeletionList{})
-}

@@ -213,7 +213,3 @@ type MetricList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Metric `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&Metric{}, &MetricList{})
-}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,27 +22,11 @@ type TestsetDeletionReconciler struct {
 
 // Reconcile runs one TestsetDeletion until the service confirms it.
 func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	d := &v1alpha1.TestsetDeletion{}
-	if err := r.client.Get(ctx, req.NamespacedName, d); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !d.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
-	}
-	before := d.Status.DeepCopy()
-
-	o, res, err := r.sync(ctx, d)
-	ev := r.record(d, o)
-
-	base := d.DeepCopy()
-	base.Status = *before
-	if perr := r.commit(ctx, d, base, !equality.Semantic.DeepEqual(before, &d.Status), ev); perr != nil {
-		return ctrl.Result{}, perr
-	}
-	return res, err
+	return reconcileObject(ctx, &r.base, req, &v1alpha1.TestsetDeletion{},
+		func(d *v1alpha1.TestsetDeletion) *v1alpha1.DeletionStatus { return &d.Status }, r.sync)
 }
 
-func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion) (outcome, ctrl.Result, error) {
+func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion, _ *v1alpha1.DeletionStatus) (outcome, ctrl.Result, error) {
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status)
 	}
@@ -71,24 +54,8 @@ type TestcaseDeletionReconciler struct {
 
 // Reconcile runs one TestcaseDeletion until every batch is confirmed.
 func (r *TestcaseDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	d := &v1alpha1.TestcaseDeletion{}
-	if err := r.client.Get(ctx, req.NamespacedName, d); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !d.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
-	}
-	before := d.Status.DeepCopy()
-
-	o, res, err := r.sync(ctx, d, before)
-	ev := r.record(d, o)
-
-	base := d.DeepCopy()
-	base.Status = *before
-	if perr := r.commit(ctx, d, base, !equality.Semantic.DeepEqual(before, &d.Status), ev); perr != nil {
-		return ctrl.Result{}, perr
-	}
-	return res, err
+	return reconcileObject(ctx, &r.base, req, &v1alpha1.TestcaseDeletion{},
+		func(d *v1alpha1.TestcaseDeletion) *v1alpha1.TestcaseDeletionStatus { return &d.Status }, r.sync)
 }
 
 // sync sends the remaining batches. Each confirmed batch but the last is

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -34,28 +33,12 @@ type MetricReconciler struct {
 
 // Reconcile brings one Metric to Ready.
 func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	m := &v1alpha1.Metric{}
-	if err := r.client.Get(ctx, req.NamespacedName, m); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !m.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
-	}
-	before := m.Status.DeepCopy()
-
-	o, res, err := r.sync(ctx, m)
-	ev := r.record(m, o)
-
-	base := m.DeepCopy()
-	base.Status = *before
-	if perr := r.commit(ctx, m, base, !equality.Semantic.DeepEqual(before, &m.Status), ev); perr != nil {
-		return ctrl.Result{}, perr
-	}
-	return res, err
+	return reconcileObject(ctx, &r.base, req, &v1alpha1.Metric{},
+		func(m *v1alpha1.Metric) *v1alpha1.MetricStatus { return &m.Status }, r.sync)
 }
 
 // sync works out the Metric's state and takes the one step it calls for.
-func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric, _ *v1alpha1.MetricStatus) (outcome, ctrl.Result, error) {
 	_, pending := m.Annotations[v1alpha1.CreatePendingAnnotation]
 	id := m.Annotations[v1alpha1.MetricIDAnnotation]
 	if id == "" && pending && m.Status.ID != "" {

@@ -239,7 +239,7 @@ var _ = Describe("Metric reconciler", func() {
 
 	It("costs nothing in steady state: no upstream call and no write across a restart", func() {
 		mgr := startManager(up.opts)
-		var ms []*v1alpha1.Metric
+		ms := make([]*v1alpha1.Metric, 0, 5)
 		for i := range 5 {
 			m := humanBoolean(ns, fmt.Sprintf("steady-%d", i))
 			Expect(k8s.Create(rootCtx, m)).To(Succeed())

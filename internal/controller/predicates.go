@@ -33,7 +33,7 @@ func personEdited(old map[string]string, m *v1alpha1.Metric) bool {
 	_, newPending := m.Annotations[v1alpha1.CreatePendingAnnotation]
 	if newID != oldID {
 		// The operator sets the id and drops create-pending in one write.
-		return newID != "" && !(oldPending && !newPending)
+		return newID != "" && (!oldPending || newPending)
 	}
 	if oldPending && !newPending && newID == "" {
 		// The operator also drops create-pending after a failed create, but

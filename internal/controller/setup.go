@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +48,7 @@ type Options struct {
 }
 
 // secretRefIndex indexes objects by the name of the Secret holding their key.
-const secretRefIndex = ".spec.apiKeySecretRef.name"
+const secretRefIndex = ".spec.apiKeySecretRef.name" //nolint:gosec // an index name, not a credential
 
 // Backoff of failed reconciles: from one second up to five minutes. Slower
 // at the start than controller-runtime's default so an upstream outage is not
@@ -162,6 +163,37 @@ type base struct {
 	recorder recorder.EventRecorder
 	creds    *credentials
 	service  evalapi.Service
+}
+
+// reconcileObject is the shape shared by the three Reconciles: read the
+// object, let sync take one step (it gets the status as it was, which it may
+// move along if it patches on the way), record the outcome, and write the
+// status once at the end.
+func reconcileObject[T conditioned, S any, PS interface {
+	*S
+	DeepCopy() *S
+}](ctx context.Context, b *base, req ctrl.Request, obj T, status func(T) PS,
+	sync func(context.Context, T, PS) (outcome, ctrl.Result, error)) (ctrl.Result, error) {
+	if err := b.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, nil
+	}
+	before := PS(status(obj).DeepCopy())
+
+	o, res, err := sync(ctx, obj, before)
+	ev := b.record(obj, o)
+
+	base, ok := obj.DeepCopyObject().(T)
+	if !ok {
+		return ctrl.Result{}, fmt.Errorf("copying %T", obj)
+	}
+	*status(base) = *before
+	if perr := b.commit(ctx, obj, base, !equality.Semantic.DeepEqual(before, status(obj)), ev); perr != nil {
+		return ctrl.Result{}, perr
+	}
+	return res, err
 }
 
 // record writes o into obj's conditions and observedGeneration. It returns
