@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// ErrInvalidKey is the Err of a KindNotSent error whose key does not start
+// with ak_: such a key is never sent, so callers can report invalid
+// credentials rather than a network problem.
+var ErrInvalidKey = errors.New("the API key does not start with " + KeyPrefix + ", so it was not sent")
+
 // ErrorKind classifies a failed call by what the caller should do about it.
 type ErrorKind int
 
@@ -77,6 +82,11 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// invalidKey is the error for a key that must not be sent.
+func invalidKey(op operation) *Error {
+	return &Error{Kind: KindNotSent, Op: op.name, Err: ErrInvalidKey}
+}
 
 // KindOf returns the kind of a Service error, or 0 when err is not one.
 func KindOf(err error) ErrorKind {

@@ -31,3 +31,15 @@ type Service interface {
 	// DeleteTestset deletes one testset.
 	DeleteTestset(ctx context.Context, key APIKey, testsetID string) (SuccessResponse, error)
 }
+
+// operation names one Service method in errors (name) and in metrics (label).
+type operation struct {
+	name  string
+	label string
+}
+
+var (
+	opCreateMetric        = operation{name: "CreateMetric", label: "create_metric"}
+	opBulkDeleteTestcases = operation{name: "BulkDeleteTestcases", label: "bulk_delete_testcases"}
+	opDeleteTestset       = operation{name: "DeleteTestset", label: "delete_testset"}
+)

@@ -1,0 +1,99 @@
+package evalapitest
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// Fault is a failure the Server plays instead of, or around, its normal
+// answer to one request. Use the values and constructors below.
+type Fault struct {
+	kind       faultKind
+	status     int
+	retryAfter string
+	delay      time.Duration
+}
+
+type faultKind int
+
+const (
+	noFault faultKind = iota
+	faultStatus
+	faultSlow
+	faultReset
+	faultCommitThenReset
+	faultSuccessFalse
+)
+
+// The faults. None of them commits anything, except Slow (which answers
+// normally, late) and CommitThenReset.
+var (
+	// Status500 answers 500 INTERNAL_ERROR.
+	Status500 = Fault{kind: faultStatus, status: http.StatusInternalServerError}
+	// Status401 answers 401 UNAUTHORIZED, whatever the key.
+	Status401 = Fault{kind: faultStatus, status: http.StatusUnauthorized}
+	// Reset reads the whole request, then closes the connection without an
+	// answer: the client sent the request, the service did nothing.
+	Reset = Fault{kind: faultReset}
+	// CommitThenReset handles the request normally (a valid create or
+	// deletion is committed), then closes the connection without an answer.
+	CommitThenReset = Fault{kind: faultCommitThenReset}
+	// SuccessFalse makes a valid deletion answer {"success":false} without
+	// deleting anything. A create is answered normally.
+	SuccessFalse = Fault{kind: faultSuccessFalse}
+)
+
+// Status429 answers 429 RATE_LIMITED with the Retry-After header set to
+// retryAfter verbatim (delay-seconds such as "3", or an HTTP-date); "" sends none.
+func Status429(retryAfter string) Fault {
+	return Fault{kind: faultStatus, status: http.StatusTooManyRequests, retryAfter: retryAfter}
+}
+
+// Status answers code with an ApiError, committing nothing (e.g. 400 for a
+// rejection the CRD cannot foresee, 503 for an outage).
+func Status(code int) Fault {
+	return Fault{kind: faultStatus, status: code}
+}
+
+// Slow waits d, then answers normally. The wait ends early when the client
+// goes away (the request is then still handled, as a real service would) or
+// the Server closes.
+func Slow(d time.Duration) Fault {
+	return Fault{kind: faultSlow, delay: d}
+}
+
+// faults hands out the faults of the requests: the queued ones of the
+// operation first, then random ones. Callers hold the Server's lock.
+type faults struct {
+	queued   map[string][]Fault
+	fraction float64
+	kinds    []Fault
+	random   *rand.Rand
+}
+
+func (f *faults) inject(op string, fs []Fault) {
+	if f.queued == nil {
+		f.queued = map[string][]Fault{}
+	}
+	f.queued[op] = append(f.queued[op], fs...)
+}
+
+func (f *faults) failRandomly(fraction float64, seed int64, kinds []Fault) {
+	f.fraction, f.kinds, f.random = fraction, kinds, nil
+	if fraction > 0 && len(kinds) > 0 {
+		// Reproducible faults need a seeded generator, not a secure one.
+		f.random = rand.New(rand.NewPCG(uint64(seed), 0)) //nolint:gosec
+	}
+}
+
+func (f *faults) next(op string) Fault {
+	if q := f.queued[op]; len(q) > 0 {
+		f.queued[op] = q[1:]
+		return q[0]
+	}
+	if f.random != nil && f.random.Float64() < f.fraction {
+		return f.kinds[f.random.IntN(len(f.kinds))]
+	}
+	return Fault{}
+}

@@ -1,0 +1,442 @@
+// Package evalapitest is a fake Evaluation Service for tests, end-to-end runs
+// and benchmarks. It serves the three operations of the API under /api/v2,
+// validates requests as the real service does, records what it committed and
+// plays programmable faults. It is safe for concurrent use.
+package evalapitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// DefaultKey is the key a new Server accepts, unless WithKeys says otherwise.
+const DefaultKey = "ak_evalapitest_default"
+
+// Operations, for Calls and InjectFaults. They equal the operation label of
+// the operator's upstream metrics.
+const (
+	OpCreateMetric        = "create_metric"
+	OpBulkDeleteTestcases = "bulk_delete_testcases"
+	OpDeleteTestset       = "delete_testset"
+)
+
+// maxBodyBytes is the largest request body the Server reads; larger ones get 413.
+const maxBodyBytes = 1 << 20
+
+// CreatedMetric is a committed create.
+type CreatedMetric struct {
+	// ProjectID is the unescaped projectId of the request path.
+	ProjectID string
+	// Body is the request body, byte for byte.
+	Body []byte
+	// Metric is the answer: the request in response form under its new id.
+	Metric evalapi.Metric
+}
+
+// Server is the fake service. Create it with New and Close it when done.
+type Server struct {
+	http      *httptest.Server
+	closing   chan struct{}
+	closeOnce sync.Once
+	latency   atomic.Int64 // time.Duration added to every request
+
+	mu        sync.Mutex
+	keys      map[string]bool
+	calls     map[string]int
+	metrics   []CreatedMetric
+	testcases []string
+	testsets  []string
+	faults    faults
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithKeys sets the accepted keys instead of DefaultKey.
+func WithKeys(keys ...string) Option { return func(s *Server) { s.SetKeys(keys...) } }
+
+// WithLatency adds d to every request.
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.SetLatency(d) } }
+
+// New starts a Server on a loopback port.
+func New(opts ...Option) *Server {
+	s := &Server{closing: make(chan struct{}), calls: map[string]int{}}
+	s.SetKeys(DefaultKey)
+	for _, opt := range opts {
+		opt(s)
+	}
+	s.http = httptest.NewServer(s.routes())
+	return s
+}
+
+// URL is the base URL of the API, ending in /api/v2.
+func (s *Server) URL() string { return s.http.URL + "/api/v2" }
+
+// Close stops the Server, cutting short any Slow or latency wait.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.http.Close()
+}
+
+// SetKeys replaces the accepted keys; requests with any other key get 401.
+func (s *Server) SetKeys(keys ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		s.keys[k] = true
+	}
+}
+
+// SetLatency adds d to every request from now on.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
+// InjectFaults queues faults for op: each request of op takes the next one.
+func (s *Server) InjectFaults(op string, faults ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.inject(op, faults)
+}
+
+// FailRandomly plays one of kinds, picked at random, on that fraction of the
+// requests of every operation that have no queued fault. The same seed plays
+// the same sequence. A fraction of 0 stops it.
+func (s *Server) FailRandomly(fraction float64, seed int64, kinds ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.failRandomly(fraction, seed, kinds)
+}
+
+// Calls counts the requests of op that reached the Server, whatever their outcome.
+func (s *Server) Calls(op string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[op]
+}
+
+// Creates counts the committed creates.
+func (s *Server) Creates() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.metrics)
+}
+
+// CreatedMetrics returns the committed creates, oldest first.
+func (s *Server) CreatedMetrics() []CreatedMetric {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.metrics)
+}
+
+// DeletedTestcases returns the ids of every committed bulk deletion, in the
+// order received; an id deleted twice appears twice.
+func (s *Server) DeletedTestcases() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.testcases)
+}
+
+// DeletedTestsets returns the unescaped ids of every committed testset
+// deletion, in the order received.
+func (s *Server) DeletedTestsets() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.testsets)
+}
+
+// reply is an answer: a status and a JSON body.
+type reply struct {
+	status int
+	body   any
+}
+
+// A handler validates an authenticated request without side effects. It
+// returns the commit that applies the request and returns its answer, or nil
+// and the rejection.
+type handler func(r *http.Request, body []byte) (commit func() reply, rejection reply)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	s.handle(mux, http.MethodPost, "/api/v2/projects/{projectId}/metrics", OpCreateMetric, s.createMetric)
+	s.handle(mux, http.MethodPost, "/api/v2/testcases/bulk-delete", OpBulkDeleteTestcases, s.bulkDeleteTestcases)
+	s.handle(mux, http.MethodDelete, "/api/v2/testsets/{testsetId}", OpDeleteTestset, s.deleteTestset)
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeReply(w, errorReply(http.StatusNotFound, evalapi.CodeNotFound, "No such operation", nil))
+	})
+	return mux
+}
+
+func (s *Server) handle(mux *http.ServeMux, method, pattern, op string, h handler) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeReply(w, errorReply(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed, "Method not allowed", nil))
+			return
+		}
+		s.serve(w, r, op, h)
+	})
+}
+
+// serve answers one request of op, playing its fault if it has one.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, op string, h handler) {
+	fault := s.begin(op)
+	// Reading the whole body first lets the request context end when the
+	// client goes away, and makes Reset a request that certainly arrived.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		writeReply(w, errorReply(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge, "The request body is larger than 1 MiB", nil))
+		return
+	}
+	if err != nil {
+		return // the client went away mid-request: nobody to answer
+	}
+	s.pause(r, time.Duration(s.latency.Load())+fault.delay)
+	switch fault.kind {
+	case faultStatus:
+		if fault.retryAfter != "" {
+			w.Header().Set("Retry-After", fault.retryAfter)
+		}
+		writeReply(w, statusReply(fault.status))
+		return
+	case faultReset:
+		dropConnection()
+	}
+	rep := s.respond(r, body, op, fault, h)
+	if fault.kind == faultCommitThenReset {
+		dropConnection()
+	}
+	writeReply(w, rep)
+}
+
+// begin counts a request of op and takes its fault.
+func (s *Server) begin(op string) Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[op]++
+	return s.faults.next(op)
+}
+
+// pause waits d, or less if the client goes away or the Server closes.
+func (s *Server) pause(r *http.Request, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+}
+
+// dropConnection closes the connection without an answer; it does not return.
+func dropConnection() {
+	panic(http.ErrAbortHandler)
+}
+
+// respond authenticates, validates and, unless fault says otherwise, commits.
+func (s *Server) respond(r *http.Request, body []byte, op string, fault Fault, h handler) reply {
+	if !s.authorized(r) {
+		return statusReply(http.StatusUnauthorized)
+	}
+	commit, rejection := h(r, body)
+	switch {
+	case commit == nil:
+		return rejection
+	case fault.kind == faultSuccessFalse && op != OpCreateMetric:
+		return reply{http.StatusOK, evalapi.SuccessResponse{Success: false}}
+	default:
+		return commit()
+	}
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ok && s.keys[key]
+}
+
+func (s *Server) createMetric(r *http.Request, body []byte) (func() reply, reply) {
+	var req evalapi.MetricRequest
+	if rejection, ok := decodeJSON(r, body, &req); !ok {
+		return nil, rejection
+	}
+	if errs := validateMetric(req); len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	projectID := r.PathValue("projectId")
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		m := evalapi.ResponseFor(fmt.Sprintf("met_%08d", len(s.metrics)+1), req)
+		s.metrics = append(s.metrics, CreatedMetric{ProjectID: projectID, Body: body, Metric: m})
+		return reply{http.StatusCreated, m}
+	}, reply{}
+}
+
+func (s *Server) bulkDeleteTestcases(r *http.Request, body []byte) (func() reply, reply) {
+	var req evalapi.BulkDeleteRequest
+	if rejection, ok := decodeJSON(r, body, &req); !ok {
+		return nil, rejection
+	}
+	if errs := validateIDs(req.IDs); len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.testcases = append(s.testcases, req.IDs...)
+		return reply{http.StatusOK, evalapi.SuccessResponse{Success: true}}
+	}, reply{}
+}
+
+func (s *Server) deleteTestset(r *http.Request, _ []byte) (func() reply, reply) {
+	id := r.PathValue("testsetId")
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.testsets = append(s.testsets, id)
+		return reply{http.StatusOK, evalapi.SuccessResponse{Success: true}}
+	}, reply{}
+}
+
+// fieldError is one entry of a VALIDATION_ERROR's details.errors.
+type fieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+var errTrailingData = errors.New("unexpected data after the JSON value")
+
+// decodeJSON decodes body strictly: JSON content type, no unknown fields, no
+// wrong types, nothing after the value.
+func decodeJSON(r *http.Request, body []byte, v any) (reply, bool) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errorReply(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia, "Content-Type must be application/json", nil), false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, tokenErr := dec.Token(); tokenErr != io.EOF {
+			err = errTrailingData
+		}
+	}
+	if err == nil {
+		return reply{}, true
+	}
+	field := "body"
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		field = typeErr.Field
+	}
+	return invalid(fieldError{Field: field, Message: err.Error()}), false
+}
+
+var (
+	evalTypes   = []string{evalapi.EvalTypeAI, evalapi.EvalTypeHuman, evalapi.EvalTypeHeuristic}
+	outputTypes = []string{evalapi.OutputTypeInt, evalapi.OutputTypeFloat, evalapi.OutputTypeBoolean}
+)
+
+// validateMetric applies the rules of the nine Metric variants, with the
+// CRD's messages.
+func validateMetric(m evalapi.MetricRequest) []fieldError {
+	var errs []fieldError
+	check := func(ok bool, field, message string) {
+		if !ok {
+			errs = append(errs, fieldError{Field: field, Message: message})
+		}
+	}
+	ai := m.EvalType == evalapi.EvalTypeAI
+	check(m.Name != "", "name", "name is required")
+	check(slices.Contains(evalTypes, m.EvalType), "evalType", "evalType must be one of ai, human, heuristic")
+	check(slices.Contains(outputTypes, m.OutputType), "outputType", "outputType must be one of int, float, boolean")
+	check(!ai || (m.PromptTemplate != nil && *m.PromptTemplate != ""), "promptTemplate", "promptTemplate is required when evalType is ai")
+	check(ai || m.PromptTemplate == nil, "promptTemplate", "promptTemplate is only allowed when evalType is ai")
+	check(ai || m.EvalModelName == nil, "evalModelName", "evalModelName is only allowed when evalType is ai")
+	check(ai || m.Temperature == nil, "temperature", "temperature is only allowed when evalType is ai")
+	check(m.Temperature == nil || (*m.Temperature >= 0 && *m.Temperature <= 2), "temperature", "temperature must be from 0 to 2")
+	if m.PassingThreshold != nil {
+		msg := thresholdProblem(m.OutputType, *m.PassingThreshold)
+		check(msg == "", "passingThreshold", msg)
+	}
+	return errs
+}
+
+// thresholdProblem says what is wrong with passingThreshold t for outputType, or "".
+func thresholdProblem(outputType string, t float64) string {
+	switch {
+	case outputType == evalapi.OutputTypeBoolean:
+		return "passingThreshold is not allowed when outputType is boolean"
+	case outputType == evalapi.OutputTypeInt && (t < 1 || t > 5 || t != math.Trunc(t)):
+		return "passingThreshold must be a whole number from 1 to 5 when outputType is int"
+	case outputType == evalapi.OutputTypeFloat && (t < 0 || t > 1):
+		return "passingThreshold must be from 0 to 1 when outputType is float"
+	}
+	return ""
+}
+
+func validateIDs(ids []string) []fieldError {
+	if len(ids) == 0 {
+		return []fieldError{{Field: "ids", Message: "ids must be a non-empty array of strings"}}
+	}
+	var errs []fieldError
+	for i, id := range ids {
+		if id == "" {
+			errs = append(errs, fieldError{Field: fmt.Sprintf("ids[%d]", i), Message: "ids must not hold empty strings"})
+		}
+	}
+	return errs
+}
+
+func invalid(errs ...fieldError) reply {
+	return errorReply(http.StatusBadRequest, evalapi.CodeValidation, "The request is invalid", map[string]any{"errors": errs})
+}
+
+// statusReply is the ApiError answer of a status the Server plays.
+func statusReply(status int) reply {
+	switch status {
+	case http.StatusUnauthorized:
+		return errorReply(status, evalapi.CodeUnauthorized, evalapi.MessageUnauthorized, nil)
+	case http.StatusTooManyRequests:
+		return errorReply(status, evalapi.CodeRateLimited, "Too many requests", nil)
+	case http.StatusBadRequest:
+		return errorReply(status, evalapi.CodeValidation, "The request was rejected", map[string]any{"errors": []any{}})
+	default:
+		return errorReply(status, evalapi.CodeInternal, "Internal server error", nil)
+	}
+}
+
+func errorReply(status int, code, message string, details map[string]any) reply {
+	if details == nil {
+		details = map[string]any{} // the API requires an object, never null
+	}
+	return reply{status, evalapi.APIError{Code: code, Message: message, Details: details}}
+}
+
+func writeReply(w http.ResponseWriter, rep reply) {
+	data, err := json.Marshal(rep.body)
+	if err != nil {
+		panic(err) // every body is a plain struct of validated values
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rep.status)
+	_, _ = w.Write(data)
+}

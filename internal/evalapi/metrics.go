@@ -1,0 +1,42 @@
+package evalapi
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// codeError is the code label of a request that got no HTTP answer.
+const codeError = "error"
+
+var (
+	upstreamRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "evaloperator_upstream_requests_total",
+		Help: "Requests sent to the Evaluation Service, by operation and HTTP status code (\"error\" when no answer arrived).",
+	}, []string{"operation", "code"})
+
+	upstreamDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "evaloperator_upstream_request_duration_seconds",
+		Help:    "Duration of requests to the Evaluation Service, from sending to reading the answer, by operation.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"operation"})
+)
+
+// Registered with controller-runtime's registry so the manager's metrics
+// endpoint serves them next to its own.
+func init() {
+	metrics.Registry.MustRegister(upstreamRequests, upstreamDuration)
+}
+
+// observe records one request that was handed to the transport. statusCode
+// is 0 when no answer arrived.
+func observe(op operation, statusCode int, start time.Time) {
+	code := codeError
+	if statusCode != 0 {
+		code = strconv.Itoa(statusCode)
+	}
+	upstreamRequests.WithLabelValues(op.label, code).Inc()
+	upstreamDuration.WithLabelValues(op.label).Observe(time.Since(start).Seconds())
+}

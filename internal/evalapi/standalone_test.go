@@ -1,0 +1,49 @@
+package evalapi_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+var _ = Describe("Standalone", func() {
+	var svc evalapi.Standalone
+	ctx := context.Background()
+
+	It("answers a create in response form under a new unique id", func() {
+		seen := map[string]bool{}
+		for range 2000 {
+			req := minimal("ai", "int")
+			m, err := svc.CreateMetric(ctx, "", "p", req)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.ID).To(MatchRegexp(`^met_[0-9a-f]{20}$`))
+			Expect(seen).NotTo(HaveKey(m.ID))
+			seen[m.ID] = true
+			Expect(m).To(Equal(evalapi.ResponseFor(m.ID, req)))
+		}
+	})
+
+	It("completes deletions at once", func() {
+		s, err := svc.BulkDeleteTestcases(ctx, "ak_x", []string{"tc1"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Success).To(BeTrue())
+		s, err = svc.DeleteTestset(ctx, "ak_x", "ts1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Success).To(BeTrue())
+	})
+
+	It("accepts no key, but refuses a key that is not an ak_ key", func() {
+		const bad = evalapi.APIKey("sk_secret-value")
+		_, err := svc.CreateMetric(ctx, bad, "p", minimal("human", "int"))
+		Expect(err).To(MatchError(evalapi.ErrInvalidKey))
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		Expect(err.Error()).NotTo(ContainSubstring(string(bad)))
+		_, err = svc.BulkDeleteTestcases(ctx, bad, []string{"tc1"})
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		_, err = svc.DeleteTestset(ctx, bad, "ts1")
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+	})
+})
