@@ -1,0 +1,110 @@
+{{/* The chart name, or nameOverride. */}}
+{{- define "eval-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The fully qualified name of the release's objects: the release name, followed
+by the chart name unless the release name already contains it.
+*/}}
+{{- define "eval-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The chart label value: name-version. */}}
+{{- define "eval-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels of every object. */}}
+{{- define "eval-operator.labels" -}}
+helm.sh/chart: {{ include "eval-operator.chart" . }}
+{{ include "eval-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Labels that select the manager's Pods. */}}
+{{- define "eval-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "eval-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+control-plane: controller-manager
+{{- end }}
+
+{{/* The manager's service account. */}}
+{{- define "eval-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "eval-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The manager's image reference; a digest wins over a tag. */}}
+{{- define "eval-operator.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* The namespace of the leader election Lease. */}}
+{{- define "eval-operator.leaderElectionNamespace" -}}
+{{- default .Release.Namespace .Values.leaderElection.namespace }}
+{{- end }}
+
+{{/* Where the REST server's TLS Secret is mounted. */}}
+{{- define "eval-operator.tlsDir" -}}
+/etc/eval-operator/tls
+{{- end }}
+
+{{/*
+The manager's flags, one per setting; toYaml quotes whatever the values hold.
+Optional settings are left out when empty so the manager's defaults apply.
+*/}}
+{{- define "eval-operator.args" -}}
+{{- $v := .Values }}
+{{- $args := list }}
+{{- if $v.leaderElection.enabled }}
+{{- $args = append $args "--leader-elect" }}
+{{- $args = append $args (printf "--leader-election-namespace=%s" (include "eval-operator.leaderElectionNamespace" .)) }}
+{{- end }}
+{{- $args = append $args (printf "--health-probe-bind-address=:%v" $v.healthProbePort) }}
+{{- if $v.metrics.enabled }}
+{{- $args = append $args (printf "--metrics-bind-address=:%v" $v.metrics.port) }}
+{{- $args = append $args (printf "--metrics-secure=%t" $v.metrics.secure) }}
+{{- else }}
+{{- $args = append $args "--metrics-bind-address=0" }}
+{{- end }}
+{{- with $v.apiUrl }}
+{{- $args = append $args (printf "--api-url=%s" .) }}
+{{- end }}
+{{- with $v.defaultApiKeySecret }}
+{{- $args = append $args (printf "--default-api-key-secret=%s" .) }}
+{{- end }}
+{{- $args = append $args (printf "--api-qps=%v" $v.apiQps) }}
+{{- $args = append $args (printf "--api-burst=%v" $v.apiBurst) }}
+{{- $args = append $args (printf "--api-timeout=%s" $v.apiTimeout) }}
+{{- $args = append $args (printf "--bulk-delete-batch-size=%v" $v.bulkDeleteBatchSize) }}
+{{- $args = append $args (printf "--max-concurrent-reconciles=%v" $v.maxConcurrentReconciles) }}
+{{- if $v.serveApi.enabled }}
+{{- $args = append $args (printf "--serve-api=:%v" $v.serveApi.port) }}
+{{- $args = append $args (printf "--rest-sync-timeout=%s" $v.restSyncTimeout) }}
+{{- if $v.tls.certSecret }}
+{{- $args = append $args (printf "--tls-cert-file=%s/tls.crt" (include "eval-operator.tlsDir" .)) }}
+{{- $args = append $args (printf "--tls-key-file=%s/tls.key" (include "eval-operator.tlsDir" .)) }}
+{{- end }}
+{{- end }}
+{{- $args = append $args (printf "--zap-log-level=%v" $v.logLevel) }}
+{{- toYaml (concat $args $v.extraArgs) }}
+{{- end }}

@@ -1,0 +1,59 @@
+// Package packaging checks the operator's install manifests, the kustomize
+// tree in config/ and the Helm chart, the way a platform team meets them:
+// rendered, then applied with server-side apply and strict field validation
+// to a real API server. It also checks that they grant no more than needed.
+package packaging
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/eval-operator/eval-operator/internal/testenv"
+)
+
+func TestPackaging(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Packaging Suite")
+}
+
+var (
+	// repoRoot is where config/ and charts/ live.
+	repoRoot string
+	// kubeconfig points kubectl at the test API server as a cluster admin.
+	kubeconfig string
+)
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	repoRoot = testenv.RepoRoot()
+
+	env, err := testenv.New()
+	Expect(err).NotTo(HaveOccurred())
+	// The specs install the CRDs themselves, from the renders under test.
+	env.CRDDirectoryPaths = nil
+	env.ErrorIfCRDPathMissing = false
+	cfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+
+	admin, err := env.AddUser(envtest.User{Name: "packaging-admin", Groups: []string{"system:masters"}}, cfg)
+	Expect(err).NotTo(HaveOccurred())
+	data, err := admin.KubeConfig()
+	Expect(err).NotTo(HaveOccurred())
+	dir, err := os.MkdirTemp("", "packaging-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	kubeconfig = filepath.Join(dir, "kubeconfig")
+	Expect(os.WriteFile(kubeconfig, data, 0o600)).To(Succeed())
+
+	// The Prometheus opt-ins need the ServiceMonitor kind.
+	crd, err := os.ReadFile(filepath.Join("testdata", "servicemonitor-crd.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	apply(ctx, "packaging-prerequisites", crd)
+	waitEstablished(ctx, "servicemonitors.monitoring.coreos.com")
+}, NodeTimeout(3*time.Minute))
