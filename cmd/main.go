@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -26,6 +27,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi"
 )
 
 // config is the manager's command line.
@@ -218,6 +220,11 @@ func run(c config) error {
 	}); err != nil {
 		return err
 	}
+	if c.serveAPI != "" {
+		if err := addRESTServer(mgr, c, tlsOpts); err != nil {
+			return err
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding the health check: %w", err)
 	}
@@ -231,4 +238,30 @@ func run(c config) error {
 	}
 	log.Info("starting manager", "mode", mode, "serveAPI", c.serveAPI)
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// addRESTServer adds the built-in REST server to mgr. It runs on every
+// replica, leader or not: it only creates resources and reads the cache.
+func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) error {
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("creating the REST server's client: %w", err)
+	}
+	srv, err := restapi.New(restapi.Options{
+		Addr:        c.serveAPI,
+		Client:      mgr.GetClient(),
+		Cache:       mgr.GetCache(),
+		KubeClient:  kube,
+		SyncTimeout: c.restSyncTimeout,
+		TLSCertFile: c.tlsCertFile,
+		TLSKeyFile:  c.tlsKeyFile,
+		TLSOpts:     tlsOpts,
+	})
+	if err != nil {
+		return fmt.Errorf("--serve-api: %w", err)
+	}
+	if err := mgr.Add(srv); err != nil {
+		return fmt.Errorf("adding the REST server: %w", err)
+	}
+	return nil
 }

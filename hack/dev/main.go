@@ -1,0 +1,235 @@
+// Command dev is `make dev`: it starts a local control plane (kube-apiserver
+// and etcd from bin/k8s) with the CRDs, runs the manager binary against it in
+// standalone mode with the built-in REST server, creates a demo namespace
+// with an API key Secret, prints what to try, and on Ctrl-C stops it all.
+//
+// Usage: dev [flags] [-- manager flags...]
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/template"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+)
+
+// options is the command line.
+type options struct {
+	stateDir    string
+	manager     string
+	serveAPI    string
+	probeAddr   string
+	metricsAddr string
+	namespace   string
+	managerArgs []string
+}
+
+// demoSecret is the name the samples' apiKeySecretRef uses, so they apply
+// to the demo namespace unchanged.
+const demoSecret = "evaluation-api-key"
+
+// Bounds of start-up and shutdown.
+const (
+	readyTimeout = 2 * time.Minute
+	stopGrace    = 15 * time.Second
+)
+
+func main() {
+	var o options
+	flag.StringVar(&o.stateDir, "state-dir", ".dev", "Directory of the kubeconfig and the manager log.")
+	flag.StringVar(&o.manager, "manager", "bin/manager", "The manager binary (make build).")
+	flag.StringVar(&o.serveAPI, "serve-api", "127.0.0.1:8082", "Address of the manager's REST server.")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081", "Address of the manager's probes.")
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "127.0.0.1:8080", "Address of the manager's metrics (plain HTTP).")
+	flag.StringVar(&o.namespace, "namespace", "demo", "Namespace of the demo API key Secret.")
+	flag.Parse()
+	o.managerArgs = flag.Args()
+
+	// envtest logs through controller-runtime; its chatter is not for the user.
+	logf.SetLogger(logr.Discard())
+	// A Ctrl-C during start-up cancels what was under way: not a failure.
+	if err := run(o); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "make dev:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) (err error) {
+	// Ctrl-C, a closed terminal and kill all end the session the same way. The
+	// children have process groups of their own, so the signal reaches only
+	// this process, which stops them in order: manager, then control plane.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-signals
+		cancel()
+	}()
+
+	if err := os.MkdirAll(o.stateDir, 0o700); err != nil {
+		return fmt.Errorf("creating the state directory: %w", err)
+	}
+	fmt.Println("Starting the control plane (kube-apiserver and etcd) ...")
+	cp, err := devenv.StartControlPlane(o.stateDir)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, cp.Stop()) }()
+
+	key, err := createDemo(ctx, cp, o.namespace)
+	if err != nil {
+		return err
+	}
+	mgr, logPath, err := startManager(ctx, cp, o)
+	if err != nil {
+		return err
+	}
+	defer mgr.Stop(stopGrace, signals)
+
+	if err := printInstructions(o, cp, mgr.Pid(), logPath, key); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		fmt.Println("\nStopping the manager and the control plane ...")
+		return nil
+	case <-mgr.Done():
+		return errors.Join(fmt.Errorf("the manager exited; see %s", logPath), mgr.Err())
+	}
+}
+
+// createDemo creates the demo namespace and its API key Secret, labelled for
+// the REST server, and returns the key.
+func createDemo(ctx context.Context, cp *devenv.ControlPlane, namespace string) (string, error) {
+	c, err := cp.Client()
+	if err != nil {
+		return "", fmt.Errorf("connecting to the control plane: %w", err)
+	}
+	key, err := newKey()
+	if err != nil {
+		return "", err
+	}
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: demoSecret, Namespace: namespace,
+				Labels: map[string]string{v1alpha1.APIKeyLabel: "true"},
+			},
+			StringData: map[string]string{v1alpha1.DefaultAPIKeySecretKey: key},
+		},
+	}
+	for _, obj := range objs {
+		if err := c.Create(ctx, obj); err != nil {
+			return "", fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	return key, nil
+}
+
+// newKey returns a fresh random ak_ key.
+func newKey() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generating the demo key: %w", err)
+	}
+	return "ak_dev_" + hex.EncodeToString(b), nil
+}
+
+// startManager runs the manager in standalone mode, logging to a file in
+// the state directory, and waits until it is ready.
+func startManager(ctx context.Context, cp *devenv.ControlPlane, o options) (*devenv.Manager, string, error) {
+	logPath := filepath.Join(o.stateDir, "manager.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("creating the manager log: %w", err)
+	}
+	// The child holds its own copy of the descriptor.
+	defer func() { _ = logFile.Close() }()
+
+	args := append([]string{
+		"--serve-api=" + o.serveAPI,
+		"--metrics-bind-address=" + o.metricsAddr,
+		"--metrics-secure=false",
+	}, o.managerArgs...)
+	fmt.Println("Starting the manager:", o.manager, strings.Join(args, " "))
+	mgr, err := devenv.StartManager(o.manager, cp.Kubeconfig, o.probeAddr, logFile, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	readyCtx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	if err := mgr.WaitReady(readyCtx); err != nil {
+		mgr.Stop(stopGrace, nil)
+		return nil, "", fmt.Errorf("%w; see %s", err, logPath)
+	}
+	return mgr, logPath, nil
+}
+
+var instructions = template.Must(template.New("").Parse(`
+eval-operator is running locally, in standalone mode (the cluster is the
+system of record; ids are assigned locally, deletions complete at once).
+
+  control plane  {{.Host}}
+  manager        pid {{.Pid}}, log {{.Log}}
+  REST server    {{.API}}
+  demo key       Secret {{.Namespace}}/{{.Secret}} (labelled {{.Label}}="true")
+
+Try it from another terminal in this directory:
+
+  export KUBECONFIG={{.Kubeconfig}}
+  kubectl apply -n {{.Namespace}} -f config/samples/evaluation_v1alpha1_metric_ai_int.yaml
+  kubectl apply -n {{.Namespace}} -f config/samples/evaluation_v1alpha1_testsetdeletion.yaml
+  kubectl get evaluation -n {{.Namespace}}
+  kubectl get metrics -n {{.Namespace}} -o yaml
+
+  curl -sS -X POST {{.API}}/projects/proj_demo/metrics \
+    -H 'Authorization: Bearer {{.Key}}' -H 'Content-Type: application/json' \
+    -d '{"name": "Exact match", "evalType": "heuristic", "outputType": "boolean"}'
+  curl -sS -X POST {{.API}}/testcases/bulk-delete \
+    -H 'Authorization: Bearer {{.Key}}' -H 'Content-Type: application/json' \
+    -d '{"ids": ["tc_1", "tc_2"]}'
+  curl -sS -X DELETE {{.API}}/testsets/ts_demo -H 'Authorization: Bearer {{.Key}}'
+  curl -sS {{.API}}/openapi.json
+  curl -sS {{.Metrics}}/metrics | grep -E '^(evaloperator_[a-z_]+_total|controller_runtime_reconcile_total)'
+
+Press Ctrl-C to stop everything; nothing is kept.
+`))
+
+func printInstructions(o options, cp *devenv.ControlPlane, pid int, logPath, key string) error {
+	kubeconfig, err := filepath.Abs(cp.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("locating the kubeconfig: %w", err)
+	}
+	return instructions.Execute(os.Stdout, map[string]any{
+		"Host":       cp.Config.Host,
+		"Pid":        pid,
+		"Log":        logPath,
+		"API":        "http://" + o.serveAPI + "/api/v2",
+		"Metrics":    "http://" + o.metricsAddr,
+		"Namespace":  o.namespace,
+		"Secret":     demoSecret,
+		"Label":      v1alpha1.APIKeyLabel,
+		"Kubeconfig": kubeconfig,
+		"Key":        key,
+	})
+}

@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+)
+
+// stopGrace is how long a manager gets to shut down when its spec ends.
+const stopGrace = 10 * time.Second
+
+// startManager runs the manager binary with args until the spec ends, and
+// waits until it is ready. Its output goes to GinkgoWriter, each line behind
+// name. Metrics are off, so replicas do not compete for a port.
+func startManager(ctx context.Context, name string, args ...string) *devenv.Manager {
+	GinkgoHelper()
+	probeAddr, err := devenv.FreeAddr()
+	Expect(err).NotTo(HaveOccurred())
+	m, err := devenv.StartManager(managerBinary, controlPlane.Kubeconfig, probeAddr, &prefixed{name: name},
+		append([]string{"--metrics-bind-address=0"}, args...)...)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { m.Stop(stopGrace, nil) })
+	Expect(m.WaitReady(ctx)).To(Succeed())
+	return m
+}
+
+// prefixed writes each line of a process's output to GinkgoWriter behind
+// the process's name, so the logs of two replicas can be told apart. The
+// process's stdout and stderr share it; os/exec then writes from one
+// goroutine at a time.
+type prefixed struct {
+	name    string
+	partial []byte
+}
+
+func (p *prefixed) Write(b []byte) (int, error) {
+	p.partial = append(p.partial, b...)
+	for {
+		line, rest, ok := bytes.Cut(p.partial, []byte("\n"))
+		if !ok {
+			return len(b), nil
+		}
+		fmt.Fprintf(GinkgoWriter, "[%s] %s\n", p.name, line)
+		p.partial = rest
+	}
+}
+
+// newNamespace creates a namespace. The control plane has no namespace
+// controller, so it is never deleted; each spec uses its own.
+func newNamespace(ctx context.Context, name string) string {
+	GinkgoHelper()
+	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+	return name
+}
+
+// createKeySecret creates a Secret holding key under the apiKey data key;
+// labelled, the REST server accepts the key for the Secret's namespace.
+func createKeySecret(ctx context.Context, namespace, name, key string, labelled bool) {
+	GinkgoHelper()
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		StringData: map[string]string{v1alpha1.DefaultAPIKeySecretKey: key},
+	}
+	if labelled {
+		s.Labels = map[string]string{v1alpha1.APIKeyLabel: "true"}
+	}
+	Expect(k8s.Create(ctx, s)).To(Succeed())
+}
+
+// newKey returns a random ak_ key.
+func newKey() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails
+	return "ak_e2e_" + hex.EncodeToString(b)
+}
+
+// kstatus fetches an object and computes its status the way Argo CD and
+// Flux do (kstatus). kstatus calls an object without status Current, so an
+// object the operator has not reconciled at its generation yet counts as
+// Unknown here.
+func kstatus(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) (status.Status, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	if err := k8s.Get(ctx, key, u); err != nil {
+		return "", err
+	}
+	if observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); observed != u.GetGeneration() {
+		return status.UnknownStatus, nil
+	}
+	r, err := status.Compute(u)
+	if err != nil {
+		return "", err
+	}
+	return r.Status, nil
+}
+
+// kstatusOf returns a function for Eventually that polls an object's kstatus.
+func kstatusOf(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) func() (status.Status, error) {
+	return func() (status.Status, error) { return kstatus(ctx, gvk, key) }
+}

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/testenv"
+)
+
+var _ = Describe("The samples", func() {
+	It("all become Current, with one create per Metric upstream", func(ctx SpecContext) {
+		upstream := evalapitest.New()
+		DeferCleanup(upstream.Close)
+		ns := newNamespace(ctx, "samples")
+		startManager(ctx, "manager", "--api-url="+upstream.URL())
+
+		samples := loadSamples()
+		for _, obj := range samples {
+			obj.SetNamespace(ns)
+			if obj.GetKind() == "Secret" {
+				// The sample's placeholder key is not one the service accepts.
+				Expect(unstructured.SetNestedField(obj.Object, evalapitest.DefaultKey, "stringData", "apiKey")).To(Succeed())
+			}
+			Expect(k8s.Create(ctx, obj)).To(Succeed(), obj.GetName())
+		}
+		for _, obj := range samples {
+			Eventually(kstatusOf(ctx, obj.GroupVersionKind(), client.ObjectKeyFromObject(obj))).
+				Should(Equal(status.CurrentStatus), "%s %s", obj.GetKind(), obj.GetName())
+		}
+
+		remoteIDs := map[string]string{} // by Metric name
+		for _, m := range upstream.CreatedMetrics() {
+			Expect(remoteIDs).NotTo(HaveKey(m.Metric.Name), "created twice")
+			remoteIDs[m.Metric.Name] = m.Metric.ID
+		}
+		var metrics int
+		for _, obj := range samples {
+			switch obj.GetKind() {
+			case "Metric":
+				metrics++
+				Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+				name := nested(obj, "spec", "name")
+				Expect(remoteIDs).To(HaveKeyWithValue(name, nested(obj, "status", "id")), obj.GetName())
+			case "TestsetDeletion":
+				Expect(upstream.DeletedTestsets()).To(ConsistOf(nested(obj, "spec", "testsetId")))
+			case "TestcaseDeletion":
+				ids, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "testcaseIds")
+				Expect(upstream.DeletedTestcases()).To(ConsistOf(ids))
+			}
+		}
+		Expect(metrics).To(Equal(9), "one sample per Metric variant")
+		Expect(remoteIDs).To(HaveLen(metrics))
+		Expect(upstream.Calls(evalapitest.OpCreateMetric)).To(Equal(metrics), "no create was retried")
+	})
+})
+
+// loadSamples decodes every object of config/samples.
+func loadSamples() []*unstructured.Unstructured {
+	GinkgoHelper()
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "samples", "*.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		if filepath.Base(f) == "kustomization.yaml" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		Expect(err).NotTo(HaveOccurred())
+		obj := &unstructured.Unstructured{}
+		Expect(utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&obj.Object)).To(Succeed(), f)
+		objs = append(objs, obj)
+	}
+	return objs
+}
+
+// nested returns a string field of obj, or "" if it is not set.
+func nested(obj *unstructured.Unstructured, fields ...string) string {
+	s, _, _ := unstructured.NestedString(obj.Object, fields...)
+	return s
+}

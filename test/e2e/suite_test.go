@@ -1,0 +1,59 @@
+// Package e2e runs the manager binary the way it runs in a cluster, as a
+// process with its command line, against a local control plane and the fake
+// Evaluation Service (evalapitest): the samples, leader election with a
+// replica killed mid-create, and the REST server.
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+	"github.com/eval-operator/eval-operator/internal/testenv"
+)
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "E2E Suite")
+}
+
+var (
+	// managerBinary is the manager built from ./cmd for this run.
+	managerBinary string
+	// controlPlane is the API server the managers and the specs use.
+	controlPlane *devenv.ControlPlane
+	// k8s is a cluster admin's client.
+	k8s client.Client
+)
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	// Processes start, elect leaders and reconcile: seconds, not the default 1s.
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+
+	dir, err := os.MkdirTemp("", "eval-operator-e2e-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+
+	managerBinary = filepath.Join(dir, "manager")
+	build := exec.CommandContext(ctx, "go", "build", "-o", managerBinary, "./cmd")
+	build.Dir = testenv.RepoRoot()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build ./cmd\n%s", out)
+
+	controlPlane, err = devenv.StartControlPlane(dir)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(controlPlane.Stop)
+	k8s, err = controlPlane.Client()
+	Expect(err).NotTo(HaveOccurred())
+}, NodeTimeout(10*time.Minute))
