@@ -1,0 +1,132 @@
+package restapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// keyHashIndex indexes the key Secrets by the hex SHA-256 of their apiKey.
+const keyHashIndex = "apiKeyHash"
+
+// keyring knows the API keys the server accepts: the apiKey of every Secret
+// labelled evaluation.eval-operator.dev/api-key=true, in any namespace. It
+// reads them from an informer that lists and watches only those Secrets, so
+// no other Secret is ever cached, and a deleted or unlabelled Secret (the
+// watch reports both as a deletion) stops working at once.
+type keyring struct {
+	informer toolscache.SharedIndexInformer
+}
+
+func newKeyring(cs kubernetes.Interface) (*keyring, error) {
+	selector := evaluationv1alpha1.APIKeyLabel + "=true"
+	informer := coreinformers.NewFilteredSecretInformer(cs, metav1.NamespaceAll, 0,
+		toolscache.Indexers{keyHashIndex: indexKeyHash},
+		func(o *metav1.ListOptions) { o.LabelSelector = selector })
+	if err := informer.SetTransform(keepOnlyAPIKey); err != nil {
+		return nil, fmt.Errorf("setting the key Secret transform: %w", err)
+	}
+	return &keyring{informer: informer}, nil
+}
+
+// run runs the informer until ctx is done; it returns once the Secrets are listed.
+func (k *keyring) run(ctx context.Context) error {
+	go k.informer.RunWithContext(ctx)
+	if !toolscache.WaitForCacheSync(ctx.Done(), k.informer.HasSynced) {
+		return errors.New("listing the API key Secrets did not finish")
+	}
+	return nil
+}
+
+// keepOnlyAPIKey drops everything of a key Secret but its identity and its
+// apiKey, so other data in it is never held in memory.
+func keepOnlyAPIKey(obj any) (any, error) {
+	s, ok := obj.(*corev1.Secret)
+	if !ok {
+		return obj, nil // a tombstone
+	}
+	slim := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+		Name:            s.Name,
+		Namespace:       s.Namespace,
+		UID:             s.UID,
+		ResourceVersion: s.ResourceVersion,
+	}}
+	if key, ok := s.Data[evaluationv1alpha1.DefaultAPIKeySecretKey]; ok {
+		slim.Data = map[string][]byte{evaluationv1alpha1.DefaultAPIKeySecretKey: key}
+	}
+	return slim, nil
+}
+
+func indexKeyHash(obj any) ([]string, error) {
+	s, ok := obj.(*corev1.Secret)
+	if !ok {
+		return nil, nil
+	}
+	key := s.Data[evaluationv1alpha1.DefaultAPIKeySecretKey]
+	if !evalapi.APIKey(key).Valid() {
+		return nil, nil // never accepted, so never indexed
+	}
+	return []string{hashKey(key)}, nil
+}
+
+func hashKey(key []byte) string {
+	sum := sha256.Sum256(key)
+	return hex.EncodeToString(sum[:])
+}
+
+// errAmbiguousKey: the same key is in Secrets of different namespaces, so it
+// does not say which namespace it grants.
+var errAmbiguousKey = errors.New("the API key is held by Secrets in more than one namespace")
+
+// lookup returns the Secret holding key. When several Secrets of one
+// namespace hold it, the first by name is used, so every replica agrees.
+func (k *keyring) lookup(key string) (types.NamespacedName, bool, error) {
+	if !evalapi.APIKey(key).Valid() {
+		return types.NamespacedName{}, false, nil
+	}
+	objs, err := k.informer.GetIndexer().ByIndex(keyHashIndex, hashKey([]byte(key)))
+	if err != nil {
+		return types.NamespacedName{}, false, fmt.Errorf("looking up the API key: %w", err)
+	}
+	var holders []types.NamespacedName
+	for _, obj := range objs {
+		s := obj.(*corev1.Secret)
+		// The hashes matched; compare the keys themselves in constant time.
+		if subtle.ConstantTimeCompare(s.Data[evaluationv1alpha1.DefaultAPIKeySecretKey], []byte(key)) == 1 {
+			holders = append(holders, types.NamespacedName{Namespace: s.Namespace, Name: s.Name})
+		}
+	}
+	if len(holders) == 0 {
+		return types.NamespacedName{}, false, nil
+	}
+	slices.SortFunc(holders, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
+	if holders[0].Namespace != holders[len(holders)-1].Namespace {
+		return types.NamespacedName{}, false, errAmbiguousKey
+	}
+	return holders[0], true, nil
+}
+
+// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+func bearerToken(r *http.Request) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}

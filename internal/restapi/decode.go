@@ -1,0 +1,102 @@
+package restapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	kjson "sigs.k8s.io/json"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// decodeStrict decodes exactly one JSON value into v, refusing unknown and
+// duplicate fields, fields that match only case-insensitively, trailing data
+// and values of the wrong JSON type. Deciding which values are valid is left
+// to the CRD; this only makes sure the body means one thing. The error lists
+// every problem found, each naming the field where possible.
+func decodeStrict(data []byte, v any) []fieldError {
+	if len(data) == 0 {
+		return []fieldError{{Field: bodyField, Message: "the request body is empty; it must be a JSON object"}}
+	}
+	strictErrs, err := kjson.UnmarshalStrict(data, v)
+	if err != nil {
+		return []fieldError{decodeError(err)}
+	}
+	errs := make([]fieldError, 0, len(strictErrs))
+	for _, e := range strictErrs {
+		errs = append(errs, strictError(e))
+	}
+	return errs
+}
+
+func decodeError(err error) fieldError {
+	if isSyntax, offset := kjson.SyntaxErrorOffset(err); isSyntax {
+		return fieldError{Field: bodyField, Message: fmt.Sprintf("the request body is not valid JSON (at byte %d)", offset)}
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := typeErr.Field
+		if field == "" {
+			field = bodyField
+		}
+		want := jsonKind(typeErr.Type)
+		if want == "a number" && strings.HasPrefix(typeErr.Value, "number") {
+			return fieldError{Field: field, Message: "must be a number within range"}
+		}
+		return fieldError{Field: field, Message: fmt.Sprintf("must be %s, not %s", want, typeErr.Value)}
+	}
+	return fieldError{Field: bodyField, Message: "the request body is not valid JSON"}
+}
+
+// strictError names the field of an unknown- or duplicate-field error. The
+// error text is e.g. `unknown field "foo"`; its path is a member of its own.
+func strictError(err error) fieldError {
+	var fe kjson.FieldError
+	if !errors.As(err, &fe) || fe.FieldPath() == "" {
+		return fieldError{Field: bodyField, Message: err.Error()}
+	}
+	msg := err.Error()
+	for _, kind := range []string{"unknown field", "duplicate field"} {
+		if strings.HasPrefix(msg, kind) {
+			msg = kind
+		}
+	}
+	return fieldError{Field: fe.FieldPath(), Message: msg}
+}
+
+// jsonKind names the JSON type that decodes into t, for error messages.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	default:
+		return t.String()
+	}
+}
+
+// decodeMetricRequest decodes the body of POST /projects/{projectId}/metrics.
+func decodeMetricRequest(data []byte) (evalapi.MetricRequest, []fieldError) {
+	var req evalapi.MetricRequest
+	return req, decodeStrict(data, &req)
+}
+
+// decodeBulkDeleteRequest decodes the body of POST /testcases/bulk-delete.
+func decodeBulkDeleteRequest(data []byte) (evalapi.BulkDeleteRequest, []fieldError) {
+	var req evalapi.BulkDeleteRequest
+	return req, decodeStrict(data, &req)
+}

@@ -1,0 +1,149 @@
+package restapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// Error codes this server adds to those of the Evaluation Service API.
+const (
+	// CodeIdempotencyKeyReused: the Idempotency-Key was used before with a different request.
+	CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
+	// CodeRejected: the upstream service refused the request (reason Rejected).
+	CodeRejected = "REJECTED"
+	// CodeUpstreamTimeout: the resource exists but the reconciler had not
+	// finished with it within the sync timeout.
+	CodeUpstreamTimeout = "UPSTREAM_TIMEOUT"
+	// CodeUpstreamError: the reconciler stalled and needs a person, e.g. reason CreateOutcomeUnknown.
+	CodeUpstreamError = "UPSTREAM_ERROR"
+	// CodeServiceUnavailable: the Kubernetes API server is overloaded or unreachable.
+	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"
+)
+
+// response is an answer to a request: a status code and a JSON body.
+type response struct {
+	status int
+	body   any
+	header http.Header
+}
+
+// fieldError is one entry of details.errors of a VALIDATION_ERROR.
+type fieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// bodyField names the whole request body in details.errors, for errors no
+// single field caused (syntax errors, an empty body).
+const bodyField = "body"
+
+func apiError(status int, code, message string, details map[string]any) response {
+	if details == nil {
+		details = map[string]any{}
+	}
+	return response{status: status, body: evalapi.APIError{Code: code, Message: message, Details: details}}
+}
+
+// validationError is a VALIDATION_ERROR listing errs; its message names the
+// first, for clients that show only the message.
+func validationError(errs ...fieldError) response {
+	msg := fmt.Sprintf("The request is invalid: %s: %s", errs[0].Field, errs[0].Message)
+	if len(errs) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(errs)-1)
+	}
+	return apiError(http.StatusBadRequest, evalapi.CodeValidation, msg, map[string]any{"errors": errs})
+}
+
+func unauthorized() response {
+	return apiError(http.StatusUnauthorized, evalapi.CodeUnauthorized, evalapi.MessageUnauthorized, nil)
+}
+
+func internalError() response {
+	return apiError(http.StatusInternalServerError, evalapi.CodeInternal, "An internal error occurred", nil)
+}
+
+func notFound() response {
+	return apiError(http.StatusNotFound, evalapi.CodeNotFound, "No such route", nil)
+}
+
+func write(w http.ResponseWriter, res response) {
+	for k, v := range res.header {
+		w.Header()[k] = v
+	}
+	setJSONHeaders(w.Header())
+	// Answers describe one request's outcome; no cache may reuse them.
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(res.status)
+	// The client may be gone; there is no one left to tell about a failed write.
+	_ = json.NewEncoder(w).Encode(res.body)
+}
+
+func setJSONHeaders(h http.Header) {
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// fieldMapper turns a field path of the custom resource ("spec.testcaseIds[3]")
+// into the name the API uses for it ("ids[3]").
+type fieldMapper func(string) string
+
+// invalidResource maps the API server's refusal of a resource (the CRD's
+// OpenAPI and CEL rules) to a VALIDATION_ERROR naming the API's fields.
+func invalidResource(err error, mapField fieldMapper) (response, bool) {
+	if !apierrors.IsInvalid(err) {
+		return response{}, false
+	}
+	var errs []fieldError
+	if status, ok := err.(apierrors.APIStatus); ok && status.Status().Details != nil {
+		for _, c := range status.Status().Details.Causes {
+			errs = append(errs, fieldError{Field: causeField(c.Field, mapField), Message: causeMessage(c.Message, mapField)})
+		}
+	}
+	if len(errs) == 0 {
+		errs = []fieldError{{Field: bodyField, Message: "the request was refused by the Kubernetes API server"}}
+	}
+	return validationError(errs...), true
+}
+
+// causeField maps the field of a cause; a cause about no field in particular
+// (the API server writes "<nil>") is about the body.
+func causeField(field string, mapField fieldMapper) string {
+	if field == "" || field == "<nil>" {
+		return bodyField
+	}
+	return mapField(field)
+}
+
+// specPathInBody is how the OpenAPI validation names a field in a message.
+var specPathInBody = regexp.MustCompile(`spec\.[A-Za-z0-9_.\[\]]+ in body`)
+
+// causeMessage renames the resource's fields the message mentions ("spec.name
+// in body should be...") to the API's ("name should be...").
+func causeMessage(msg string, mapField fieldMapper) string {
+	return specPathInBody.ReplaceAllStringFunc(msg, func(m string) string {
+		return mapField(strings.TrimSuffix(m, " in body"))
+	})
+}
+
+// specFields maps a resource field path to an API field name: the prefix
+// "spec." is dropped and the first path element renamed through rename.
+func specFields(rename map[string]string) fieldMapper {
+	return func(path string) string {
+		path = strings.TrimPrefix(path, "spec.")
+		end := strings.IndexAny(path, ".[")
+		if end < 0 {
+			end = len(path)
+		}
+		if to, ok := rename[path[:end]]; ok {
+			return to + path[end:]
+		}
+		return path
+	}
+}

@@ -1,0 +1,247 @@
+package restapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/testenv"
+)
+
+// harness is a real control plane with a manager running the reconcilers in
+// standalone mode and REST servers on 127.0.0.1 listeners: what `make dev`
+// runs, in-process. The suite and the benchmarks share it.
+type harness struct {
+	env    *envtest.Environment
+	cfg    *rest.Config
+	k8s    client.Client // straight to the API server, not the manager's cache
+	mgr    ctrl.Manager
+	cancel context.CancelFunc
+	done   chan error
+
+	// server is the REST server under test; impatient is a second one on
+	// the same manager whose sync timeout expires at once.
+	server, impatient *Server
+	url, impatientURL string
+	http              *http.Client
+}
+
+// startHarness starts the control plane, the manager and the servers, and
+// waits until the servers answer.
+func startHarness(log logr.Logger) (h *harness, err error) {
+	h = &harness{http: &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, h.stop())
+		}
+	}()
+	if h.env, err = testenv.New(); err != nil {
+		return nil, err
+	}
+	if h.cfg, err = h.env.Start(); err != nil {
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	if h.k8s, err = client.New(h.cfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
+		return nil, err
+	}
+	h.mgr, err = ctrl.NewManager(h.cfg, ctrl.Options{
+		Scheme:     testenv.Scheme(),
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Logger:     log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = controller.SetupWithManager(h.mgr, controller.Options{
+		Service: evalapi.Standalone{}, Standalone: true, MaxConcurrentReconciles: 8,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if h.server, h.url, err = addServer(h.mgr, h.cfg, 30*time.Second, log); err != nil {
+		return nil, err
+	}
+	if h.impatient, h.impatientURL, err = addServer(h.mgr, h.cfg, time.Nanosecond, log); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan error, 1)
+	go func() { h.done <- h.mgr.Start(ctx) }()
+	return h, h.waitServing()
+}
+
+// addServer adds a REST server listening on a free 127.0.0.1 port to mgr.
+func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, log logr.Logger) (*Server, string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := New(Options{
+		Listener:    ln,
+		Client:      mgr.GetClient(),
+		Cache:       mgr.GetCache(),
+		KubeClient:  cs,
+		SyncTimeout: syncTimeout,
+		Logger:      log.WithName("restapi"),
+	})
+	if err != nil {
+		return nil, "", errors.Join(err, ln.Close())
+	}
+	return s, "http://" + ln.Addr().String(), mgr.Add(s)
+}
+
+func (h *harness) waitServing() error {
+	return wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, time.Minute, true,
+		func(context.Context) (bool, error) {
+			for _, u := range []string{h.url, h.impatientURL} {
+				res, err := h.http.Get(u + routeOpenAPI)
+				if err != nil {
+					return false, nil //nolint:nilerr // not listening yet
+				}
+				_ = res.Body.Close()
+			}
+			return true, nil
+		})
+}
+
+func (h *harness) stop() error {
+	var errs []error
+	if h.cancel != nil {
+		h.cancel()
+		errs = append(errs, <-h.done)
+	}
+	if h.env != nil {
+		errs = append(errs, h.env.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// tenant is a namespace with an API key Secret, as an administrator sets one up.
+type tenant struct {
+	namespace, secret, key string
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newTenant creates a namespace and a key Secret, and waits until the
+// servers accept the key.
+func (h *harness) newTenant(ctx context.Context) (tenant, error) {
+	t := tenant{namespace: "t-" + randomHex(4), secret: "api-key", key: "ak_" + randomHex(16)}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: t.namespace}}
+	if err := h.k8s.Create(ctx, ns); err != nil {
+		return t, err
+	}
+	if err := h.k8s.Create(ctx, keySecret(t.namespace, t.secret, t.key)); err != nil {
+		return t, err
+	}
+	return t, h.waitKey(ctx, t.key, true)
+}
+
+func keySecret(namespace, name, key string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: namespace, Name: name,
+			Labels: map[string]string{evaluationv1alpha1.APIKeyLabel: "true"},
+		},
+		Data: map[string][]byte{evaluationv1alpha1.DefaultAPIKeySecretKey: []byte(key)},
+	}
+}
+
+// waitKey waits until both servers' keyrings know (or no longer know) key.
+func (h *harness) waitKey(ctx context.Context, key string, known bool) error {
+	return wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) {
+			for _, s := range []*Server{h.server, h.impatient} {
+				if _, ok, _ := s.keys.lookup(key); ok != known {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+}
+
+// reply is an answer of the server.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// request describes a request to the server.
+type request struct {
+	method, path string
+	key          string // sent as a bearer key unless empty
+	body         string
+	contentType  string // application/json unless set; "-" sends none
+	header       map[string]string
+	chunked      bool // hide the body's length, so it is sent chunked
+}
+
+func (h *harness) do(ctx context.Context, baseURL string, rq request) (reply, error) {
+	var payload io.Reader = strings.NewReader(rq.body)
+	if rq.chunked {
+		payload = io.MultiReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, rq.method, baseURL+rq.path, payload)
+	if err != nil {
+		return reply{}, err
+	}
+	if rq.key != "" {
+		req.Header.Set("Authorization", "Bearer "+rq.key)
+	}
+	switch rq.contentType {
+	case "":
+		req.Header.Set("Content-Type", "application/json")
+	case "-":
+	default:
+		req.Header.Set("Content-Type", rq.contentType)
+	}
+	for k, v := range rq.header {
+		if v != "" { // an empty value leaves the header out
+			req.Header.Set(k, v)
+		}
+	}
+	res, err := h.http.Do(req)
+	if err != nil {
+		return reply{}, err
+	}
+	defer func() { _ = res.Body.Close() }()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{status: res.StatusCode, header: res.Header, body: bytes.TrimSpace(body)}, nil
+}

@@ -1,0 +1,198 @@
+package restapi
+
+import (
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// operation is one operation of the API, carried out by creating a custom
+// resource and answering from it once the reconciler has processed it.
+type operation struct {
+	// route is the route pattern; method the one method it answers.
+	route, method string
+	// kind is the resource kind, for waiters, logs and error details.
+	kind string
+	// namePrefix starts the names of the resources the operation creates.
+	namePrefix string
+	// hasBody says whether the request carries a JSON body.
+	hasBody bool
+	// newObject returns an empty resource of the kind.
+	newObject func() resource
+	// build decodes the request into the resource to create, whose
+	// apiKeySecretRef is secret, and a canonical form of the request, which
+	// identifies it for Idempotency-Key replays.
+	build func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError)
+	// fields maps the resource's field paths to the API's names.
+	fields fieldMapper
+	// succeed is the answer once the resource is Ready.
+	succeed func(client.Object) response
+}
+
+// resource is a custom resource of this API: an object with status conditions.
+type resource interface {
+	client.Object
+	GetConditions() *[]metav1.Condition
+}
+
+func keyRef(secret types.NamespacedName) *evaluationv1alpha1.SecretKeySelector {
+	return &evaluationv1alpha1.SecretKeySelector{Name: secret.Name, Key: evaluationv1alpha1.DefaultAPIKeySecretKey}
+}
+
+// createMetric is POST /projects/{projectId}/metrics.
+func createMetric() *operation {
+	return &operation{
+		route:      routeMetrics,
+		method:     http.MethodPost,
+		kind:       "Metric",
+		namePrefix: "metric-",
+		hasBody:    true,
+		newObject:  func() resource { return &evaluationv1alpha1.Metric{} },
+		build: func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+			req, errs := decodeMetricRequest(body)
+			if len(errs) > 0 {
+				return nil, nil, errs
+			}
+			projectID := r.PathValue("projectId")
+			m := &evaluationv1alpha1.Metric{Spec: metricSpec(projectID, req)}
+			m.Spec.APIKeySecretRef = keyRef(secret)
+			return m, struct {
+				ProjectID string                `json:"projectId"`
+				Request   evalapi.MetricRequest `json:"request"`
+			}{projectID, req}, nil
+		},
+		fields: specFields(nil),
+		succeed: func(obj client.Object) response {
+			return response{status: http.StatusCreated, body: metricResponse(obj.(*evaluationv1alpha1.Metric))}
+		},
+	}
+}
+
+// bulkDeleteTestcases is POST /testcases/bulk-delete.
+func bulkDeleteTestcases(ttl *int32) *operation {
+	return &operation{
+		route:      routeBulkDelete,
+		method:     http.MethodPost,
+		kind:       "TestcaseDeletion",
+		namePrefix: "testcases-",
+		hasBody:    true,
+		newObject:  func() resource { return &evaluationv1alpha1.TestcaseDeletion{} },
+		build: func(_ *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+			req, errs := decodeBulkDeleteRequest(body)
+			if len(errs) > 0 {
+				return nil, nil, errs
+			}
+			d := &evaluationv1alpha1.TestcaseDeletion{Spec: evaluationv1alpha1.TestcaseDeletionSpec{
+				TestcaseIDs:             resourceIDs(req.IDs),
+				APIKeySecretRef:         keyRef(secret),
+				TTLSecondsAfterFinished: ttl,
+			}}
+			return d, req, nil
+		},
+		fields: specFields(map[string]string{"testcaseIds": "ids"}),
+		succeed: func(obj client.Object) response {
+			return deletionSucceeded(obj.(*evaluationv1alpha1.TestcaseDeletion).Status.DeletionStatus)
+		},
+	}
+}
+
+// deleteTestset is DELETE /testsets/{testsetId}.
+func deleteTestset(ttl *int32) *operation {
+	return &operation{
+		route:      routeTestset,
+		method:     http.MethodDelete,
+		kind:       "TestsetDeletion",
+		namePrefix: "testset-",
+		newObject:  func() resource { return &evaluationv1alpha1.TestsetDeletion{} },
+		build: func(r *http.Request, _ []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+			testsetID := r.PathValue("testsetId")
+			d := &evaluationv1alpha1.TestsetDeletion{Spec: evaluationv1alpha1.TestsetDeletionSpec{
+				TestsetID:               evaluationv1alpha1.ResourceID(testsetID),
+				APIKeySecretRef:         keyRef(secret),
+				TTLSecondsAfterFinished: ttl,
+			}}
+			return d, testsetID, nil
+		},
+		fields: specFields(nil),
+		succeed: func(obj client.Object) response {
+			return deletionSucceeded(obj.(*evaluationv1alpha1.TestsetDeletion).Status)
+		},
+	}
+}
+
+func deletionSucceeded(st evaluationv1alpha1.DeletionStatus) response {
+	return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: st.Success != nil && *st.Success}}
+}
+
+func resourceIDs(ids []string) []evaluationv1alpha1.ResourceID {
+	if ids == nil {
+		return nil // absent stays absent, so the CRD reports it as required
+	}
+	out := make([]evaluationv1alpha1.ResourceID, len(ids))
+	for i, id := range ids {
+		out[i] = evaluationv1alpha1.ResourceID(id)
+	}
+	return out
+}
+
+func metricSpec(projectID string, req evalapi.MetricRequest) evaluationv1alpha1.MetricSpec {
+	return evaluationv1alpha1.MetricSpec{
+		ProjectID:        evaluationv1alpha1.ResourceID(projectID),
+		Name:             req.Name,
+		Description:      req.Description,
+		EvalType:         evaluationv1alpha1.EvalType(req.EvalType),
+		OutputType:       evaluationv1alpha1.OutputType(req.OutputType),
+		Guidelines:       req.Guidelines,
+		PromptTemplate:   req.PromptTemplate,
+		EvalModelName:    req.EvalModelName,
+		Temperature:      req.Temperature,
+		PassingThreshold: req.PassingThreshold,
+	}
+}
+
+// metricResponse is the Metric in response form: the values the service
+// returned (status), and the service's defaults where status lacks one.
+func metricResponse(m *evaluationv1alpha1.Metric) evalapi.Metric {
+	s := m.Spec
+	res := evalapi.ResponseFor(m.Status.ID, evalapi.MetricRequest{
+		Name:             s.Name,
+		Description:      s.Description,
+		EvalType:         string(s.EvalType),
+		OutputType:       string(s.OutputType),
+		Guidelines:       s.Guidelines,
+		PromptTemplate:   s.PromptTemplate,
+		EvalModelName:    s.EvalModelName,
+		Temperature:      s.Temperature,
+		PassingThreshold: s.PassingThreshold,
+	})
+	st := m.Status
+	if st.Description != nil {
+		res.Description = st.Description
+	}
+	if st.Guidelines != nil {
+		res.Guidelines = *st.Guidelines
+	}
+	// ResponseFor set exactly the fields this variant has; only those are overridden.
+	if res.EvalModelName != nil && st.EvalModelName != "" {
+		res.EvalModelName = &st.EvalModelName
+	}
+	if res.Temperature != nil && st.Temperature != nil {
+		res.Temperature = st.Temperature
+	}
+	if res.PassingThreshold != nil && st.PassingThreshold != nil {
+		res.PassingThreshold = st.PassingThreshold
+	}
+	return res
+}
+
+// ttlSeconds converts a TTL to the resources' ttlSecondsAfterFinished.
+func ttlSeconds(d time.Duration) *int32 {
+	s := int32(d / time.Second) //nolint:gosec // New bounds d to 365 days
+	return &s
+}

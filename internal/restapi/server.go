@@ -1,0 +1,255 @@
+// Package restapi is the operator's optional built-in REST server. It serves
+// the Evaluation Service API's three operations under /api/v2, so the
+// service's SDKs and curl can use the cluster as the service: each request
+// becomes a custom resource (Metric, TestcaseDeletion, TestsetDeletion) in the
+// namespace of the caller's API key, and the answer is built from that
+// resource once the reconciler has processed it.
+package restapi
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=list;watch
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics;testsetdeletions;testcasedeletions,verbs=get;list;watch;create;delete
+
+// Defaults of Options.
+const (
+	DefaultSyncTimeout  = 10 * time.Second
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultDeletionTTL  = 24 * time.Hour
+)
+
+// maxDeletionTTL is the largest ttlSecondsAfterFinished the CRDs accept.
+const maxDeletionTTL = 365 * 24 * time.Hour
+
+// Options configure a Server.
+type Options struct {
+	// Addr is the TCP address to listen on, e.g. ":8082" or "127.0.0.1:0".
+	// Ignored when Listener is set.
+	Addr string
+	// Listener, when set, is used instead of listening on Addr; tests pass a
+	// listener on 127.0.0.1:0 and read its address.
+	Listener net.Listener
+
+	// Client creates and deletes the resources; writes go to the API server.
+	// The manager's client.
+	Client client.Client
+	// Cache is where the server reads the resources and whose informers wake
+	// the waiting requests. The manager's cache, which the reconcilers
+	// already fill, so the server adds no watch of its own for these kinds.
+	Cache cache.Cache
+	// KubeClient lists and watches the API key Secrets, selected by label so
+	// that no other Secret is cached.
+	KubeClient kubernetes.Interface
+
+	// SyncTimeout bounds how long a request waits for the reconciler
+	// (--rest-sync-timeout). Default 10s.
+	SyncTimeout time.Duration
+	// MaxBodyBytes bounds request bodies. Default 1 MiB.
+	MaxBodyBytes int64
+	// DeletionTTL is the ttlSecondsAfterFinished of the deletions the server
+	// creates: long enough for Idempotency-Key retries to find them, short
+	// enough that they do not pile up. Default 24h; at most 365 days.
+	DeletionTTL time.Duration
+
+	// TLSCertFile and TLSKeyFile, when both set, make the server speak TLS.
+	// The files are reloaded when they change (cert-manager rotation).
+	TLSCertFile string
+	TLSKeyFile  string
+	// TLSOpts adjust the TLS configuration, e.g. to disable HTTP/2 as the
+	// manager does for its metrics and webhook servers.
+	TLSOpts []func(*tls.Config)
+
+	// Logger logs requests (at V(1), without headers) and failures. Defaults
+	// to controller-runtime's logger named "restapi".
+	Logger logr.Logger
+}
+
+// Server is the built-in REST server. It is a manager.Runnable that every
+// replica runs (it needs no leader). Start it once.
+type Server struct {
+	opts    Options
+	log     logr.Logger
+	keys    *keyring
+	waiters *waiters
+	ops     []*operation
+	handler http.Handler
+}
+
+// New checks opts, fills in the defaults and returns a Server.
+func New(opts Options) (*Server, error) {
+	if err := defaultOptions(&opts); err != nil {
+		return nil, err
+	}
+	keys, err := newKeyring(opts.KubeClient)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := OpenAPIDocument()
+	if err != nil {
+		return nil, err
+	}
+	ttl := ttlSeconds(opts.DeletionTTL)
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger,
+		keys:    keys,
+		waiters: newWaiters(),
+		ops:     []*operation{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
+	}
+	s.handler = s.routes(doc)
+	return s, nil
+}
+
+func defaultOptions(o *Options) error {
+	switch {
+	case o.Client == nil || o.Cache == nil || o.KubeClient == nil:
+		return errors.New("restapi: Client, Cache and KubeClient are required")
+	case o.Addr == "" && o.Listener == nil:
+		return errors.New("restapi: Addr or Listener is required")
+	case (o.TLSCertFile == "") != (o.TLSKeyFile == ""):
+		return errors.New("restapi: TLSCertFile and TLSKeyFile must be set together")
+	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
+		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
+	}
+	if o.SyncTimeout == 0 {
+		o.SyncTimeout = DefaultSyncTimeout
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.DeletionTTL == 0 {
+		o.DeletionTTL = DefaultDeletionTTL
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logf.Log.WithName("restapi")
+	}
+	return nil
+}
+
+// NeedLeaderElection is false: every replica serves requests.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// Start serves until ctx is done, then stops accepting requests and waits
+// for those in flight (bounded by SyncTimeout plus a margin).
+func (s *Server) Start(ctx context.Context) error {
+	ln, err := s.listen(ctx)
+	if err != nil {
+		return err
+	}
+	unwatch, err := s.prepare(ctx)
+	if err != nil {
+		_ = ln.Close() // never served
+		if ctx.Err() != nil {
+			return nil // stopped before it started
+		}
+		return err
+	}
+	defer unwatch()
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      s.opts.SyncTimeout + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	s.log.Info("Serving the Evaluation Service API", "address", ln.Addr().String(), "basePath", BasePath,
+		"tls", s.opts.TLSCertFile != "")
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving the REST API: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.SyncTimeout+5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down the REST API: %w", err)
+	}
+	return nil
+}
+
+// listen opens the listener, wrapped in TLS when a certificate is configured.
+func (s *Server) listen(ctx context.Context) (net.Listener, error) {
+	ln := s.opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", s.opts.Addr); err != nil {
+			return nil, fmt.Errorf("listening on %s: %w", s.opts.Addr, err)
+		}
+	}
+	if s.opts.TLSCertFile == "" {
+		return ln, nil
+	}
+	watcher, err := certwatcher.New(s.opts.TLSCertFile, s.opts.TLSKeyFile)
+	if err != nil {
+		_ = ln.Close() // the certificate error is the one worth reporting
+		return nil, fmt.Errorf("loading the REST API certificate: %w", err)
+	}
+	go func() {
+		if err := watcher.Start(ctx); err != nil {
+			s.log.Error(err, "Watching the REST API certificate failed")
+		}
+	}()
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: watcher.GetCertificate}
+	for _, opt := range s.opts.TLSOpts {
+		opt(cfg)
+	}
+	return tls.NewListener(ln, cfg), nil
+}
+
+// prepare watches the resources and lists the API keys; the returned func
+// stops watching the resources.
+func (s *Server) prepare(ctx context.Context) (func(), error) {
+	unwatch, err := s.watchResources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.keys.run(ctx); err != nil {
+		unwatch()
+		return nil, err
+	}
+	return unwatch, nil
+}
+
+// watchResources adds the waiters' event handler to the cache's informer of
+// each kind the server creates; the returned func removes them again.
+func (s *Server) watchResources(ctx context.Context) (func(), error) {
+	var removers []func()
+	unwatch := func() {
+		for _, remove := range removers {
+			remove()
+		}
+	}
+	for _, op := range s.ops {
+		informer, err := s.opts.Cache.GetInformer(ctx, op.newObject())
+		if err != nil {
+			unwatch()
+			return nil, fmt.Errorf("getting the %s informer: %w", op.kind, err)
+		}
+		reg, err := informer.AddEventHandler(s.waiters.handler(op.kind))
+		if err != nil {
+			unwatch()
+			return nil, fmt.Errorf("watching %s: %w", op.kind, err)
+		}
+		removers = append(removers, func() { _ = informer.RemoveEventHandler(reg) })
+	}
+	return unwatch, nil
+}

@@ -1,0 +1,171 @@
+package restapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr/funcr"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+func TestRestAPI(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "REST API Suite")
+}
+
+var (
+	h      *harness
+	spec   *openapi3.T
+	router routers.Router
+	// logs holds everything the manager and the servers logged, request
+	// logs (V(1)) included, so the suite can check that no key leaked.
+	logs = &syncBuffer{}
+)
+
+var _ = BeforeSuite(func() {
+	log := funcr.New(func(prefix, args string) {
+		_, _ = fmt.Fprintln(io.MultiWriter(GinkgoWriter, logs), prefix, args)
+	}, funcr.Options{Verbosity: 1})
+	ctrl.SetLogger(log)
+	var err error
+	spec, router, err = loadOpenAPI()
+	Expect(err).NotTo(HaveOccurred())
+	h, err = startHarness(log)
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if h == nil {
+		return
+	}
+	Expect(h.stop()).To(Succeed())
+	Expect(logs.String()).To(ContainSubstring(`"msg"="Request"`), "request logs are captured")
+	Expect(logs.String()).NotTo(MatchRegexp(`ak_[0-9a-f]{8}`), "an API key was logged")
+})
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// loadOpenAPI loads and validates the server's OpenAPI document.
+func loadOpenAPI() (*openapi3.T, routers.Router, error) {
+	doc, err := OpenAPIDocument()
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := openapi3.NewLoader().LoadFromData(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The router matches servers against absolute URLs only; the document's
+	// server is relative, so the requests checked are made against this host.
+	t.Servers = openapi3.Servers{{URL: "http://localhost" + BasePath}}
+	r, err := legacy.NewRouter(t) // validates the document
+	return t, r, err
+}
+
+// send sends rq to the server under test and checks that the answer
+// conforms to the OpenAPI document.
+func send(rq request) reply {
+	GinkgoHelper()
+	return sendTo(h.url, rq)
+}
+
+func sendTo(baseURL string, rq request) reply {
+	GinkgoHelper()
+	rep, err := h.do(context.Background(), baseURL, rq)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(conformance(rq, rep)).To(Succeed(), "answer: %d %s", rep.status, rep.body)
+	if rq.key != "" {
+		Expect(string(rep.body)).NotTo(ContainSubstring(rq.key), "the answer holds the key")
+	}
+	return rep
+}
+
+// conformance validates an answer against the OpenAPI document: with the
+// documented operation when there is one, else (unknown route or method) as
+// an ApiError.
+func conformance(rq request, rep reply) error {
+	req, err := http.NewRequest(rq.method, "http://localhost"+rq.path, nil)
+	if err != nil {
+		return err
+	}
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		if rep.status != http.StatusNotFound && rep.status != http.StatusMethodNotAllowed {
+			return err
+		}
+		return spec.Components.Schemas["ApiError"].Value.VisitJSON(decodeAny(rep.body))
+	}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 rep.status,
+		Header:                 rep.header,
+		Body:                   io.NopCloser(bytes.NewReader(rep.body)),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	})
+}
+
+// requestConforms validates a request against the OpenAPI document.
+func requestConforms(rq request) error {
+	req, err := http.NewRequest(rq.method, "http://localhost"+rq.path, strings.NewReader(rq.body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range rq.header {
+		req.Header.Set(k, v)
+	}
+	route, params, err := router.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	return openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
+	})
+}
+
+func decodeAny(b []byte) any {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	return v
+}
+
+// apiErrorOf decodes an ApiError answer.
+func apiErrorOf(rep reply) map[string]any {
+	GinkgoHelper()
+	var e map[string]any
+	Expect(json.Unmarshal(rep.body, &e)).To(Succeed(), "body: %s", rep.body)
+	return e
+}

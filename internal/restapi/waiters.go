@@ -1,0 +1,72 @@
+package restapi
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// waitKey names one object of one kind.
+type waitKey struct {
+	kind string
+	types.NamespacedName
+}
+
+// waiters wakes the requests waiting for an object whenever the shared
+// informer of its kind sees it change, so a request costs no watch of its own.
+type waiters struct {
+	mu    sync.Mutex
+	byKey map[waitKey]map[chan struct{}]struct{}
+}
+
+func newWaiters() *waiters {
+	return &waiters{byKey: map[waitKey]map[chan struct{}]struct{}{}}
+}
+
+// add registers a waiter for key. The channel receives a signal after each
+// change; signals that arrive while one is pending are merged.
+func (w *waiters) add(key waitKey) chan struct{} {
+	ch := make(chan struct{}, 1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.byKey[key] == nil {
+		w.byKey[key] = map[chan struct{}]struct{}{}
+	}
+	w.byKey[key][ch] = struct{}{}
+	return ch
+}
+
+func (w *waiters) remove(key waitKey, ch chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.byKey[key], ch)
+	if len(w.byKey[key]) == 0 {
+		delete(w.byKey, key)
+	}
+}
+
+func (w *waiters) notify(key waitKey) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for ch := range w.byKey[key] {
+		select {
+		case ch <- struct{}{}:
+		default: // a signal is already pending
+		}
+	}
+}
+
+// handler is an informer event handler that wakes the waiters of kind.
+func (w *waiters) handler(kind string) toolscache.ResourceEventHandler {
+	wake := func(obj any) {
+		if o, ok := obj.(client.Object); ok {
+			w.notify(waitKey{kind: kind, NamespacedName: client.ObjectKeyFromObject(o)})
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    wake,
+		UpdateFunc: func(_, obj any) { wake(obj) },
+	}
+}
