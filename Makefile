@@ -72,6 +72,27 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 test: manifests generate envtest ginkgo ## Run the unit and envtest suites (CEL, controllers, REST server).
 	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./internal/...
 
+##@ Benchmarks and reliability
+
+# BENCH_ARGS are the benchmark's flags: -n, -c (MaxConcurrentReconciles values),
+# -latency, -rss-n, -rest-n, -rest-c, -out (see test/bench/bench_test.go).
+BENCH_ARGS ?=
+BENCH_LONG_ARGS ?= -n=10000 -c=16 -rest-n=1000
+# How long test-reliability fuzzes the REST server's request decoder.
+RELIABILITY_FUZZTIME ?= 3m
+
+.PHONY: bench
+bench: manifests generate envtest ## Measure the operator against the API-server and upstream floors (N=1000; a few minutes). Not part of test.
+	go test -run '^TestBench$$' -v -count=1 -timeout=30m ./test/bench -args $(BENCH_ARGS)
+
+.PHONY: bench-long
+bench-long: manifests generate envtest ## The benchmark with N=10000, including the manager binary's memory with 10,000 Metrics.
+	go test -run '^TestBench$$' -v -count=1 -timeout=90m ./test/bench -args $(BENCH_LONG_ARGS)
+
+.PHONY: test-reliability
+test-reliability: manifests generate envtest ginkgo ## Crash injection, fault soak, secret hygiene and fuzzing: the long versions.
+	RELIABILITY_LONG=1 RELIABILITY_FUZZTIME=$(RELIABILITY_FUZZTIME) $(GINKGO) $(GINKGO_FLAGS) ./test/reliability
+
 ##@ Build
 
 .PHONY: build
