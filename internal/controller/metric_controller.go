@@ -83,7 +83,7 @@ func (r *MetricReconciler) recordID(ctx context.Context, m *v1alpha1.Metric, id 
 	// Adopted, or status lost (backup and restore): the service cannot be
 	// asked for the Metric, so its values are the spec with the service's
 	// documented defaults.
-	setEffective(&m.Status, evalapi.ResponseFor(id, requestFor(&m.Spec)))
+	setEffective(&m.Status, evalapi.ResponseFor(id, evalapi.RequestFor(&m.Spec)))
 	return ready(v1alpha1.ReasonAdopted, "adopted remote Metric "+id+" from annotation "+v1alpha1.MetricIDAnnotation),
 		ctrl.Result{}, nil
 }
@@ -102,7 +102,7 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 	r.recorder.Eventf(m, nil, eventType(progressing(v1alpha1.ReasonCreating, "")), v1alpha1.ReasonCreating, "Create",
 		"creating the Metric in project %s", m.Spec.ProjectID)
 
-	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), requestFor(&m.Spec))
+	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
 	if err != nil {
 		if evalapi.KindOf(err) == evalapi.KindOutcomeUnknown {
 			// Leave the pending annotation: the next reconcile stops at CreateOutcomeUnknown.
@@ -162,22 +162,6 @@ func hasPending(m *v1alpha1.Metric) bool {
 
 func isTransient(err error) bool {
 	return !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err)
-}
-
-// requestFor is the create request for spec: unset optional fields stay
-// unset, so the service applies its own defaults.
-func requestFor(s *v1alpha1.MetricSpec) evalapi.MetricRequest {
-	return evalapi.MetricRequest{
-		Name:             s.Name,
-		Description:      s.Description,
-		EvalType:         string(s.EvalType),
-		OutputType:       string(s.OutputType),
-		Guidelines:       s.Guidelines,
-		PromptTemplate:   s.PromptTemplate,
-		EvalModelName:    s.EvalModelName,
-		Temperature:      s.Temperature,
-		PassingThreshold: s.PassingThreshold,
-	}
 }
 
 // setEffective records the response-form values the service returned.

@@ -1,10 +1,8 @@
 package controller_test
 
 import (
-	"bytes"
 	"context"
 	"io"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,7 +27,7 @@ var (
 	env     *envtest.Environment
 	cfg     *rest.Config
 	k8s     client.Client
-	logs    = &syncBuffer{}
+	logs    = &testenv.Buffer{}
 	rootCtx context.Context
 )
 
@@ -104,22 +102,4 @@ func newNamespace() string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-"}}
 	Expect(k8s.Create(rootCtx, ns)).To(Succeed())
 	return ns.Name
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of loggers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -159,18 +159,7 @@ func metricSpec(projectID string, req evalapi.MetricRequest) evaluationv1alpha1.
 // metricResponse is the Metric in response form: the values the service
 // returned (status), and the service's defaults where status lacks one.
 func metricResponse(m *evaluationv1alpha1.Metric) evalapi.Metric {
-	s := m.Spec
-	res := evalapi.ResponseFor(m.Status.ID, evalapi.MetricRequest{
-		Name:             s.Name,
-		Description:      s.Description,
-		EvalType:         string(s.EvalType),
-		OutputType:       string(s.OutputType),
-		Guidelines:       s.Guidelines,
-		PromptTemplate:   s.PromptTemplate,
-		EvalModelName:    s.EvalModelName,
-		Temperature:      s.Temperature,
-		PassingThreshold: s.PassingThreshold,
-	})
+	res := evalapi.ResponseFor(m.Status.ID, evalapi.RequestFor(&m.Spec))
 	st := m.Status
 	if st.Description != nil {
 		res.Description = st.Description

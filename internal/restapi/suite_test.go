@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-logr/logr/funcr"
@@ -20,6 +19,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/eval-operator/eval-operator/internal/testenv"
 )
 
 func TestRestAPI(t *testing.T) {
@@ -33,7 +34,7 @@ var (
 	router routers.Router
 	// logs holds everything the manager and the servers logged, request
 	// logs (V(1)) included, so the suite can check that no key leaked.
-	logs = &syncBuffer{}
+	logs = &testenv.Buffer{}
 )
 
 var _ = BeforeSuite(func() {
@@ -56,24 +57,6 @@ var _ = AfterSuite(func() {
 	Expect(logs.String()).To(ContainSubstring(`"msg"="Request"`), "request logs are captured")
 	Expect(logs.String()).NotTo(MatchRegexp(`ak_[0-9a-f]{8}`), "an API key was logged")
 })
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // loadOpenAPI loads and validates the server's OpenAPI document.
 func loadOpenAPI() (*openapi3.T, routers.Router, error) {
