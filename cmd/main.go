@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -83,7 +84,7 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.IntVar(&c.apiBurst, "api-burst", 40, "Requests the operator may send at once above --api-qps.")
 	fs.DurationVar(&c.apiTimeout, "api-timeout", 10*time.Second, "Timeout of each request to the Evaluation Service.")
 	fs.IntVar(&c.bulkDeleteBatchSize, "bulk-delete-batch-size", 100, "Testcase ids per bulk-delete request (1 to 10000).")
-	fs.IntVar(&c.maxConcurrentReconciles, "max-concurrent-reconciles", 4, "Objects of each kind reconciled in parallel.")
+	fs.IntVar(&c.maxConcurrentReconciles, "max-concurrent-reconciles", 8, "Objects of each kind reconciled in parallel.")
 	fs.StringVar(&c.serveAPI, "serve-api", "",
 		"Address of the built-in REST server serving the Evaluation Service API from the cluster, e.g. :8082. Empty disables it.")
 	fs.DurationVar(&c.restSyncTimeout, "rest-sync-timeout", 10*time.Second,
@@ -194,8 +195,11 @@ func run(c config) error {
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                        scheme,
-		Metrics:                       metricsOpts,
+		Scheme:  scheme,
+		Metrics: metricsOpts,
+		// managedFields are never read here; dropping them from the cache
+		// saves a third of the memory with many objects.
+		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		WebhookServer:                 webhook.NewServer(webhook.Options{TLSOpts: tlsOpts}),
 		HealthProbeBindAddress:        c.probeAddr,
 		LeaderElection:                c.leaderElect,

@@ -90,6 +90,11 @@ func (r *MetricReconciler) recordID(ctx context.Context, m *v1alpha1.Metric, id 
 
 // create sends the one create request, guarded by the create-pending annotation.
 func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (outcome, ctrl.Result, error) {
+	// Once the create is marked pending, see it through to its answer even
+	// when the manager is stopping (a rolling update): cancelling it mid-flight
+	// would leave the Metric at CreateOutcomeUnknown. The request's own timeout
+	// still bounds it, within the manager's graceful shutdown.
+	ctx = context.WithoutCancel(ctx)
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}
@@ -99,9 +104,6 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 	if err := r.client.Update(ctx, m); err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, fmt.Errorf("recording the pending create: %w", err)
 	}
-	r.recorder.Eventf(m, nil, eventType(progressing(v1alpha1.ReasonCreating, "")), v1alpha1.ReasonCreating, "Create",
-		"creating the Metric in project %s", m.Spec.ProjectID)
-
 	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
 	if err != nil {
 		if evalapi.KindOf(err) == evalapi.KindOutcomeUnknown {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -70,7 +71,10 @@ func (c *credentials) apiKey(ctx context.Context, obj referencing) (evalapi.APIK
 		return "", nil
 	}
 	var secret corev1.Secret
-	err := c.reader.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, &secret)
+	// No logger for this read: at high verbosity client-go logs response
+	// bodies, and this one holds the key.
+	quiet := logr.NewContext(ctx, logr.Discard())
+	err := c.reader.Get(quiet, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, &secret)
 	if apierrors.IsNotFound(err) {
 		return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
 			fmt.Sprintf("Secret %q not found", ref.Name))}

@@ -111,7 +111,11 @@ func withoutRedirects(hc *http.Client) *http.Client {
 	if hc != nil {
 		c = *hc
 	} else {
-		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// Every reconcile worker talks to the same host; the default of 2
+		// idle connections would reopen (and re-handshake) most of them.
+		t.MaxIdleConnsPerHost = 64
+		c.Transport = t
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &c

@@ -172,7 +172,7 @@ var _ = Describe("Helm chart", func() {
 		Entry("defaults: standalone, leader election, secure metrics", nil,
 			[]string{"--leader-elect", "--leader-election-namespace=ops", "--health-probe-bind-address=:8081",
 				"--metrics-bind-address=:8443", "--metrics-secure=true", "--api-qps=20", "--api-burst=40",
-				"--api-timeout=10s", "--bulk-delete-batch-size=100", "--max-concurrent-reconciles=4",
+				"--api-timeout=10s", "--bulk-delete-batch-size=100", "--max-concurrent-reconciles=8",
 				"--zap-log-level=info"},
 			[]string{"--api-url", "--default-api-key-secret", "--serve-api", "--tls-"}),
 		Entry("an upstream with a default key Secret",

@@ -1,0 +1,131 @@
+// Package bench measures the operator against the floors under it: the API
+// server's own write rate and the upstream service's latency. It is not part
+// of `make test`; run it with `make bench` (N=1000) or `make bench-long`
+// (N=10000). It prints one markdown table; docs/performance.md records it.
+package bench
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+)
+
+var (
+	flagN           = flag.Int("n", 1000, "Metrics per throughput run")
+	flagConcurrency = flag.String("c", "4,16", "comma-separated MaxConcurrentReconciles values to run; the floors use the same concurrency")
+	flagLatency     = flag.Duration("latency", 20*time.Millisecond, "latency the upstream test server adds to every request")
+	flagRSSN        = flag.Int("rss-n", 0, "Metrics for the memory run of the manager binary (default: -n); -1 skips it")
+	flagRESTN       = flag.Int("rest-n", 1000, "POST requests of the REST server run; 0 skips it")
+	flagRESTC       = flag.Int("rest-c", 32, "requests in flight in the REST server run")
+	flagOut         = flag.String("out", "", "also write the table to this file")
+)
+
+// bench is the control plane, the upstream test server and a client of the
+// benchmark's own, shared by every run.
+type bench struct {
+	env    *envtest.Environment
+	cfg    *rest.Config // the API server, with client-side rate limiting off
+	k8s    client.WithWatch
+	server *evalapitest.Server
+	dir    string
+}
+
+// TestBench runs every measurement and prints the table.
+func TestBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the benchmark takes minutes")
+	}
+	ctrl.SetLogger(logr.Discard()) // reconcile errors are counted from the metrics instead
+	concurrencies, err := parseInts(*flagConcurrency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	b := setUp(t)
+	tab := &table{}
+	tab.note("N=%d Metrics, upstream latency %s, %d CPUs; the manager's API-server client has no client-side rate limit (QPS -1, as the binary), the upstream client no QPS limit",
+		*flagN, *flagLatency, runtimeCPUs())
+
+	for _, c := range concurrencies {
+		if err := b.syncRun(ctx, tab, *flagN, c); err != nil {
+			t.Fatalf("sync run with concurrency %d: %v", c, err)
+		}
+	}
+	if rssN := cmp.Or(*flagRSSN, *flagN); rssN > 0 {
+		if err := b.memoryRun(ctx, tab, rssN, concurrencies[len(concurrencies)-1]); err != nil {
+			t.Fatalf("memory run: %v", err)
+		}
+	}
+	if *flagRESTN > 0 {
+		if err := b.restRun(ctx, tab, *flagRESTN, *flagRESTC, concurrencies[len(concurrencies)-1]); err != nil {
+			t.Fatalf("REST run: %v", err)
+		}
+	}
+
+	out := tab.markdown()
+	fmt.Println(out)
+	if *flagOut != "" {
+		if err := os.WriteFile(*flagOut, []byte(out), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// setUp starts the control plane and the upstream test server, and builds
+// the manager binary.
+func setUp(t *testing.T) *bench {
+	t.Helper()
+	env, err := testenv.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	// As ctrl.GetConfig does for the binary: API Priority and Fairness, not
+	// the client, limits the rate.
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS = -1
+	b := &bench{env: env, cfg: cfg, dir: t.TempDir()}
+	if b.k8s, err = client.NewWithWatch(cfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
+		t.Fatal(err)
+	}
+	b.server = evalapitest.New(evalapitest.WithLatency(*flagLatency))
+	t.Cleanup(b.server.Close)
+	return b
+}
+
+func parseInts(list string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(list, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("-c %q: want positive integers separated by commas", list)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// newNamespace creates a namespace with a key Secret the test server accepts.
+func (b *bench) newNamespace(ctx context.Context, prefix string) (string, error) {
+	return testbed.NewNamespace(ctx, b.k8s, prefix, evalapitest.DefaultKey)
+}

@@ -1,0 +1,101 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+)
+
+// createWorkers creates the backlog of the memory run; its time is not measured.
+const createWorkers = 16
+
+// memoryRun runs the manager binary over a backlog of n new Metrics, then
+// restarts it over them once Ready, and reports its time and peak memory.
+func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
+	bin, err := testbed.Build(ctx, b.dir)
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := testbed.WriteKubeconfig(b.env, b.cfg, b.dir)
+	if err != nil {
+		return err
+	}
+	ns, err := b.newNamespace(ctx, "bench-mem")
+	if err != nil {
+		return err
+	}
+	if _, _, err := testbed.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
+		return b.k8s.Create(ctx, testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+	}); err != nil {
+		return err
+	}
+	ready, err := b.watchReady(ctx, ns, n)
+	if err != nil {
+		return err
+	}
+	opts := testbed.Options{Binary: bin, Kubeconfig: kubeconfig, Log: os.Stderr, Args: []string{
+		"--api-url=" + b.server.URL(),
+		"--max-concurrent-reconciles=" + strconv.Itoa(c),
+		// The default of 20/s would be the limit; it is reported separately.
+		"--api-qps=1000000", "--api-burst=1000000",
+		"--zap-log-level=error",
+	}}
+
+	start := time.Now()
+	sync, err := testbed.Start(opts)
+	if err != nil {
+		return err
+	}
+	if err := <-ready; err != nil {
+		return errors.Join(err, sync.Stop())
+	}
+	elapsed := time.Since(start)
+	syncMem, heap, err := memoryOf(ctx, sync)
+	if err = errors.Join(err, sync.Stop()); err != nil {
+		return err
+	}
+	label := fmt.Sprintf("binary, N=%d, C=%d: ", n, c)
+	tab.add(label+"process start to all Ready (backlog)", rate(n, elapsed), "", "")
+	tab.add(label+"peak RSS (VmHWM) syncing", mib(syncMem.Peak),
+		fmt.Sprintf("RSS after %s, Go heap in use %s", mib(syncMem.Current), mib(heap)), "")
+
+	restart, err := testbed.Start(opts)
+	if err != nil {
+		return err
+	}
+	_, err = waitIdle(ctx, func() (reconcileStats, error) {
+		families, err := restart.Scrape(ctx)
+		if err != nil {
+			return reconcileStats{}, nil //nolint:nilerr // not serving yet
+		}
+		return statsOf(families), nil
+	}, reconcileStats{}, n)
+	if err == nil {
+		var restartMem testbed.Memory
+		restartMem, heap, err = memoryOf(ctx, restart)
+		tab.add(label+"peak RSS (VmHWM) restarting over Ready Metrics", mib(restartMem.Peak),
+			fmt.Sprintf("Go heap in use %s", mib(heap)), "")
+	}
+	if err = errors.Join(err, restart.Stop()); err != nil {
+		return err
+	}
+	return b.deleteMetrics(ctx, ns)
+}
+
+// memoryOf reads p's resident set and the Go heap in use it reports.
+func memoryOf(ctx context.Context, p *testbed.Process) (testbed.Memory, int64, error) {
+	mem, err := p.Memory()
+	if err != nil {
+		return mem, 0, err
+	}
+	families, err := p.Scrape(ctx)
+	if err != nil {
+		return mem, 0, err
+	}
+	return mem, int64(testbed.Sum(families, "go_memstats_heap_inuse_bytes", nil)), nil
+}

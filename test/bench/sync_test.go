@@ -1,0 +1,244 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+)
+
+// quietPeriod is how long a restarted manager is watched after its resync
+// for late work (requeues, events).
+const quietPeriod = 2 * time.Second
+
+// syncRun measures n Metrics from create to Ready with concurrency c, the two
+// floors with the same concurrency, and a restart over the Ready Metrics.
+func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
+	upstream, err := b.upstreamFloor(ctx, n, c)
+	if err != nil {
+		return fmt.Errorf("upstream floor: %w", err)
+	}
+	apiServer, err := b.apiServerFloor(ctx, n, c)
+	if err != nil {
+		return fmt.Errorf("API-server floor: %w", err)
+	}
+
+	ns, err := b.newNamespace(ctx, "bench-sync")
+	if err != nil {
+		return err
+	}
+	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL()})
+	if err != nil {
+		return err
+	}
+	run, err := b.runOperator(ctx, ns, svc, n, c)
+	if err != nil {
+		return err
+	}
+	floor := max(apiServer, upstream)
+	api := run.api
+	label := fmt.Sprintf("C=%d: ", c)
+	tab.add(label+"operator, create to all Ready", rate(n, run.elapsed), "max(API server, upstream) "+rate(n, floor), ratio(run.elapsed, floor))
+	tab.add(label+"API-server floor: create + status write, no operator", rate(n, apiServer), "", "")
+	tab.add(label+"upstream floor: direct POSTs", rate(n, upstream), "", "")
+	tab.add(label+"upstream calls per Metric", perObject(int64(run.calls), n), "1 (exactly)", "")
+	tab.add(label+"API writes per Metric (object + status + events)",
+		fmt.Sprintf("%s (%s + %s + %s)", perObject(api.writes(), n), perObject(api.objectWrites.Load(), n),
+			perObject(api.statusWrites.Load(), n), perObject(api.eventWrites.Load(), n)),
+		"2 (create + status, the floor)", "")
+	tab.add(label+"API single-object reads per Metric (uncached Secret)", perObject(api.reads.Load(), n), "", "")
+	tab.add(label+"reconciles (errors) per Metric",
+		fmt.Sprintf("%.2f (%.2f)", run.reconciles/float64(n), run.errors/float64(n)), "", "")
+
+	if err := b.steadyState(ctx, tab, label, svc, n, c); err != nil {
+		return err
+	}
+	return b.deleteMetrics(ctx, ns)
+}
+
+// operatorRun is what one run of the operator measured.
+type operatorRun struct {
+	// elapsed is the time from the first create until all are Ready.
+	elapsed time.Duration
+	// calls counts the upstream requests.
+	calls int
+	api   *apiCounter
+	// reconciles and errors count the Metric controller's reconciles.
+	reconciles, errors float64
+}
+
+// runOperator starts a manager with concurrency c, creates n Metrics in ns
+// and measures them until all are Ready and the manager is idle.
+func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service, n, c int) (run operatorRun, err error) {
+	mgr, err := b.startManager(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: c}, nil)
+	if err != nil {
+		return run, err
+	}
+	defer func() { err = errors.Join(err, mgr.stop()) }()
+	run.api = mgr.api
+	callsBefore := b.upstreamCalls()
+	before, err := readReconcileStats()
+	if err != nil {
+		return run, err
+	}
+	if run.elapsed, err = b.createAndWaitReady(ctx, ns, n, c); err != nil {
+		return run, err
+	}
+	after, err := waitIdle(ctx, readReconcileStats, before, n)
+	run.calls = b.upstreamCalls() - callsBefore
+	run.reconciles, run.errors = after.total-before.total, after.errors-before.errors
+	return run, err
+}
+
+// upstreamFloor sends n creates straight to the test server with c workers,
+// with the operator's own client.
+func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, error) {
+	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL()})
+	if err != nil {
+		return 0, err
+	}
+	elapsed, _, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		m := testbed.NewMetric("floor", fmt.Sprintf("floor-%d", i), i)
+		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), evalapi.MetricRequest{
+			Name: m.Spec.Name, EvalType: string(m.Spec.EvalType), OutputType: string(m.Spec.OutputType),
+			PromptTemplate: m.Spec.PromptTemplate,
+		})
+		return err
+	})
+	return elapsed, err
+}
+
+// apiServerFloor creates n Metrics and writes a Ready status to each, with c
+// workers and no operator running: the least an operator must write.
+func (b *bench) apiServerFloor(ctx context.Context, n, c int) (time.Duration, error) {
+	ns, err := b.newNamespace(ctx, "bench-floor")
+	if err != nil {
+		return 0, err
+	}
+	elapsed, _, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		m := testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i)
+		if err := b.k8s.Create(ctx, m); err != nil {
+			return err
+		}
+		base := m.DeepCopy()
+		m.Status.ID = fmt.Sprintf("met_floor_%d", i)
+		m.Status.ObservedGeneration = m.Generation
+		m.Status.Conditions = []metav1.Condition{{
+			Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonCreated,
+			Message: "created remote Metric " + m.Status.ID, ObservedGeneration: m.Generation, LastTransitionTime: metav1.Now(),
+		}}
+		return b.k8s.Status().Patch(ctx, m, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
+		return 0, err
+	}
+	// No manager may ever see these: they are Ready without a remote id.
+	return elapsed, b.deleteMetrics(ctx, ns)
+}
+
+// createAndWaitReady creates n Metrics in ns with c workers and returns the
+// time from the first create until all are Ready.
+func (b *bench) createAndWaitReady(ctx context.Context, ns string, n, c int) (time.Duration, error) {
+	ready, err := b.watchReady(ctx, ns, n)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if _, _, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		return b.k8s.Create(ctx, testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+	}); err != nil {
+		return 0, err
+	}
+	select {
+	case err := <-ready:
+		return time.Since(start), err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// watchReady reports on the returned channel once n Metrics of ns are Ready.
+func (b *bench) watchReady(ctx context.Context, ns string, n int) (<-chan error, error) {
+	w, err := b.k8s.Watch(ctx, &v1alpha1.MetricList{}, client.InNamespace(ns))
+	if err != nil {
+		return nil, fmt.Errorf("watching Metrics: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer w.Stop()
+		ready := map[string]bool{}
+		for ev := range w.ResultChan() {
+			m, ok := ev.Object.(*v1alpha1.Metric)
+			if !ok || ev.Type == watch.Error {
+				done <- fmt.Errorf("watching Metrics: %v", ev.Object)
+				return
+			}
+			status, _ := testbed.Ready(m)
+			if ev.Type != watch.Deleted && status == metav1.ConditionTrue {
+				ready[m.Name] = true
+			} else {
+				delete(ready, m.Name)
+			}
+			if len(ready) == n {
+				done <- nil
+				return
+			}
+		}
+		done <- fmt.Errorf("the Metric watch closed")
+	}()
+	return done, nil
+}
+
+// steadyState restarts the manager over n Ready Metrics and counts the
+// upstream calls and API writes of the resync: both must be 0.
+func (b *bench) steadyState(ctx context.Context, tab *table, label string, svc evalapi.Service, n, c int) (err error) {
+	callsBefore := b.upstreamCalls()
+	statsBefore, err := readReconcileStats()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	mgr, err := b.startManager(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: c}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, mgr.stop()) }()
+	if _, err := waitIdle(ctx, readReconcileStats, statsBefore, n); err != nil {
+		return fmt.Errorf("waiting for the resync: %w", err)
+	}
+	resync := time.Since(start)
+	time.Sleep(quietPeriod)
+	tab.add(label+"restart over Ready Metrics: start to all reconciled", rate(n, resync), "", "")
+	tab.add(label+"restart: upstream calls, API writes",
+		fmt.Sprintf("%d, %d", b.upstreamCalls()-callsBefore, mgr.api.writes()), "0, 0", "")
+	return nil
+}
+
+// upstreamCalls counts the requests of every operation the test server got.
+func (b *bench) upstreamCalls() int {
+	return b.server.Calls(evalapitest.OpCreateMetric) + b.server.Calls(evalapitest.OpBulkDeleteTestcases) +
+		b.server.Calls(evalapitest.OpDeleteTestset)
+}
+
+// deleteMetrics deletes the Metrics of ns and waits until they are gone.
+func (b *bench) deleteMetrics(ctx context.Context, ns string) error {
+	if err := b.k8s.DeleteAllOf(ctx, &v1alpha1.Metric{}, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("deleting Metrics: %w", err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var list v1alpha1.MetricList
+		err := b.k8s.List(ctx, &list, client.InNamespace(ns), client.Limit(1))
+		return len(list.Items) == 0, err
+	})
+}

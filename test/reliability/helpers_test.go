@@ -1,0 +1,230 @@
+package reliability
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+)
+
+// createWorkers is how many objects are created at once.
+const createWorkers = 8
+
+// Log verbosities of the manager (--zap-log-level). client-go logs request
+// and response bodies from verbosity 8 on, the Secrets the operator reads
+// included; fullLogs checks that even those hold no key.
+const (
+	debugLogs = "7"
+	fullLogs  = "10"
+)
+
+// fixture is one spec's world: an upstream test server, a namespace whose
+// key Secret it accepts, and every manager process the spec started, kept
+// so that their logs can be searched for keys at the end.
+type fixture struct {
+	server *evalapitest.Server
+	ns     string
+	// secrets are the key values that must never be shown.
+	secrets []string
+	procs   []*testbed.Process
+	// logLevel is the managers' --zap-log-level.
+	logLevel string
+}
+
+func newFixture(ctx context.Context, opts ...evalapitest.Option) *fixture {
+	GinkgoHelper()
+	key := testbed.NewKey()
+	f := &fixture{
+		server:   evalapitest.New(append([]evalapitest.Option{evalapitest.WithKeys(key)}, opts...)...),
+		logLevel: debugLogs,
+	}
+	DeferCleanup(f.server.Close)
+	f.secrets = []string{key}
+	var err error
+	f.ns, err = testbed.NewNamespace(ctx, k8s, "rel", key)
+	Expect(err).NotTo(HaveOccurred())
+	return f
+}
+
+// start runs the manager binary against the fixture's server, logging at
+// f.logLevel so that a key in a log line would show.
+func (f *fixture) start(args ...string) *testbed.Process {
+	GinkgoHelper()
+	p, err := testbed.Start(testbed.Options{
+		Binary: binary, Kubeconfig: kubeconfig, Log: GinkgoWriter,
+		Args: append([]string{"--api-url=" + f.server.URL(), "--zap-log-level=" + f.logLevel}, args...),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(p.Stop)
+	f.procs = append(f.procs, p)
+	// Serving metrics means the manager is up; its caches may still be syncing.
+	Eventually(p.ScrapeText).WithArguments(context.Background()).WithTimeout(30*time.Second).
+		Should(ContainSubstring("controller_runtime"), func() string { return "the manager did not start:\n" + p.Output() })
+	return p
+}
+
+// createMetrics creates n Metrics named prefix-0000 and so on.
+func (f *fixture) createMetrics(ctx context.Context, prefix string, n int) {
+	GinkgoHelper()
+	_, _, err := testbed.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
+		return k8s.Create(ctx, testbed.NewMetric(f.ns, fmt.Sprintf("%s-%04d", prefix, i), i))
+	})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// settled counts the Metrics of a namespace by end state.
+type settled struct {
+	ready int
+	// unknown are Stalled on CreateOutcomeUnknown: a person must adopt or retry.
+	unknown int
+}
+
+// expectSettled waits until the namespace holds exactly n Metrics, each
+// Ready or Stalled on CreateOutcomeUnknown, the only end states a create can
+// have here.
+func (f *fixture) expectSettled(ctx context.Context, n int, timeout time.Duration) settled {
+	GinkgoHelper()
+	var s settled
+	Eventually(func(g Gomega) {
+		var list v1alpha1.MetricList
+		g.Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(n))
+		s = settled{}
+		for _, m := range list.Items {
+			status, reason := testbed.Ready(&m)
+			isReady, isUnknown := status == metav1.ConditionTrue, reason == v1alpha1.ReasonCreateOutcomeUnknown
+			g.Expect(isReady || isUnknown).To(BeTrue(), "Metric %s is not settled: Ready=%q, reason %q", m.Name, status, reason)
+			if isReady {
+				s.ready++
+			} else {
+				s.unknown++
+			}
+		}
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+	return s
+}
+
+// expectNoDuplicates fails if the server committed two creates of one name.
+func (f *fixture) expectNoDuplicates() {
+	GinkgoHelper()
+	seen := map[string]int{}
+	for _, c := range f.server.CreatedMetrics() {
+		seen[c.Metric.Name]++
+	}
+	for name, count := range seen {
+		Expect(count).To(Equal(1), "the service holds %d Metrics named %q", count, name)
+	}
+}
+
+// expectNothingLost checks every Metric of the namespace against the
+// server's creates: a Ready Metric records, in its annotation and status,
+// the id of the one create of its name; a Metric on CreateOutcomeUnknown
+// has at most one create. It returns how many of the latter do have one,
+// i.e. need a person to adopt the id: none of them is lost, each is flagged.
+func (f *fixture) expectNothingLost(ctx context.Context) (toAdopt int) {
+	GinkgoHelper()
+	ids := map[string][]string{}
+	for _, c := range f.server.CreatedMetrics() {
+		ids[c.Metric.Name] = append(ids[c.Metric.Name], c.Metric.ID)
+	}
+	var list v1alpha1.MetricList
+	Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
+	for _, m := range list.Items {
+		remote := ids[m.Spec.Name]
+		Expect(len(remote)).To(BeNumerically("<=", 1), "Metric %s was created %d times", m.Name, len(remote))
+		if status, _ := testbed.Ready(&m); status != metav1.ConditionTrue {
+			toAdopt += len(remote)
+			continue
+		}
+		Expect(remote).To(ConsistOf(m.Status.ID), "Metric %s is Ready with an id the service did not assign to it", m.Name)
+		Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, m.Status.ID))
+		Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+	}
+	return toAdopt
+}
+
+// expectNoSecrets searches everything the operator shows for the keys: the
+// logs of every manager the spec ran, the /metrics page of those still
+// running, the namespace's events and its objects with their status.
+func (f *fixture) expectNoSecrets(ctx context.Context) {
+	GinkgoHelper()
+	shown := map[string]string{}
+	for i, p := range f.procs {
+		shown[fmt.Sprintf("log of manager %d", i)] = p.Output()
+		select {
+		case <-p.Exited():
+		default:
+			page, err := p.ScrapeText(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			shown[fmt.Sprintf("metrics of manager %d", i)] = page
+		}
+	}
+	for what, list := range map[string]client.ObjectList{
+		"events (core/v1)":   &corev1.EventList{},
+		"events (events/v1)": &eventsv1.EventList{},
+		"Metrics":            &v1alpha1.MetricList{},
+		"TestsetDeletions":   &v1alpha1.TestsetDeletionList{},
+		"TestcaseDeletions":  &v1alpha1.TestcaseDeletionList{},
+	} {
+		Expect(k8s.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
+		data, err := json.Marshal(list)
+		Expect(err).NotTo(HaveOccurred())
+		shown[what] = string(data)
+	}
+	Expect(shown["events (events/v1)"]).To(ContainSubstring(`"reason"`), "the search must see the events")
+	for what, text := range shown {
+		for _, key := range f.secrets {
+			Expect(revealed(text, key)).To(BeEmpty(), "a key appears in the %s", what)
+		}
+	}
+}
+
+// hexDumpRow matches a row of a hex.Dump (client-go logs binary bodies so),
+// capturing its bytes.
+var hexDumpRow = regexp.MustCompile(`[0-9a-f]{8}  ((?:[0-9a-f]{2}  ?){1,16})`)
+
+// revealed says how text shows key, or "" if it does not: verbatim, without
+// its ak_ prefix, base64-encoded (a Secret in JSON), or in a hex dump (a
+// Secret in protobuf).
+func revealed(text, key string) string {
+	secret := key[strings.Index(key, "_")+1:]
+	switch {
+	case strings.Contains(text, secret):
+		return "verbatim"
+	case strings.Contains(text, base64.StdEncoding.EncodeToString([]byte(key))):
+		return "base64-encoded"
+	}
+	var dumped []byte
+	for _, row := range hexDumpRow.FindAllStringSubmatch(text, -1) {
+		b, err := hex.DecodeString(strings.ReplaceAll(row[1], " ", ""))
+		if err == nil {
+			dumped = append(dumped, b...)
+		}
+	}
+	if bytes.Contains(dumped, []byte(secret)) {
+		return "in a hex dump"
+	}
+	return ""
+}
+
+// upstreamCalls counts the requests of every operation the server got.
+func (f *fixture) upstreamCalls() int {
+	return f.server.Calls(evalapitest.OpCreateMetric) + f.server.Calls(evalapitest.OpBulkDeleteTestcases) +
+		f.server.Calls(evalapitest.OpDeleteTestset)
+}

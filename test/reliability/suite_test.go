@@ -1,0 +1,61 @@
+// Package reliability runs the built manager binary against a real API
+// server and the upstream test server, and injects what production brings:
+// SIGKILL at random points, an upstream that fails, times out and resets, bad
+// keys. It asserts that the operator never creates a remote Metric twice,
+// loses no id, converges without hot loops, and never shows a key.
+//
+// The short versions run in about a minute; RELIABILITY_LONG=1 runs the long
+// ones (`make test-reliability`).
+package reliability
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+)
+
+var (
+	// k8s reads and writes straight to the API server.
+	k8s client.Client
+	// binary is the manager built from ./cmd; kubeconfig makes it a cluster admin.
+	binary, kubeconfig string
+	// long selects the long versions of the specs.
+	long = os.Getenv("RELIABILITY_LONG") != ""
+)
+
+func TestReliability(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Reliability Suite")
+}
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	env, err := testenv.New()
+	Expect(err).NotTo(HaveOccurred())
+	cfg, err := env.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(env.Stop)
+	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+
+	dir := GinkgoT().TempDir()
+	binary, err = testbed.Build(ctx, dir)
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig, err = testbed.WriteKubeconfig(env, cfg, dir)
+	Expect(err).NotTo(HaveOccurred())
+}, NodeTimeout(5*time.Minute))
+
+// scale picks the short or the long version of a size.
+func scale(short, longer int) int {
+	if long {
+		return longer
+	}
+	return short
+}
