@@ -321,6 +321,33 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(fmt.Sprint(readyCondition(wrong)(Default).Message)).NotTo(ContainSubstring("sk_not_an_api_key"))
 	})
 
+	It("uses --default-api-key-secret for objects without apiKeySecretRef, and waits for it to exist", func() {
+		opts := up.opts
+		opts.DefaultAPIKeySecret = "team-default-key"
+		startManager(opts)
+		m := humanBoolean(ns, "defaulted")
+		m.Spec.APIKeySecretRef = nil
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound))
+		Expect(meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady).Message).To(ContainSubstring("team-default-key"))
+
+		s := apiKeySecret(ns, testKey)
+		s.Name = "team-default-key"
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(up.Creates()).To(Equal(1))
+	})
+
+	It("is Stalled without a key when there is neither apiKeySecretRef nor a default, and sends nothing", func() {
+		startManager(up.opts)
+		m := humanBoolean(ns, "keyless")
+		m.Spec.APIKeySecretRef = nil
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound))
+		Expect(meta.IsStatusConditionTrue(m.Status.Conditions, v1alpha1.ConditionStalled)).To(BeTrue())
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(BeZero())
+	})
+
 	It("never writes the API key to logs, events or status", func() {
 		up.SetKeys(testKey, rotatedKey)
 		up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Status500, evalapitest.Status429("1"),
