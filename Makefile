@@ -70,7 +70,7 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 
 .PHONY: test
 test: manifests generate envtest ginkgo ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
-	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./internal/... ./test/reliability
+	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/reliability
 
 ##@ Benchmarks and reliability
 

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func parse(args []string, env map[string]string) (config, error) {
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	return parseFlags(flag.NewFlagSet("manager", flag.ContinueOnError), args, lookup, &zap.Options{})
+}
+
+func TestParseFlagsDefaults(t *testing.T) {
+	c, err := parse(nil, nil)
+	if err != nil {
+		t.Fatalf("defaults must be valid: %v", err)
+	}
+	if c.apiURL != "" || c.serveAPI != "" || c.bulkDeleteBatchSize != 100 || c.maxConcurrentReconciles != 8 ||
+		c.restSyncTimeout != 10*time.Second || !c.secureMetrics {
+		t.Errorf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestParseFlagsEnvironment(t *testing.T) {
+	env := map[string]string{
+		"EVAL_OPERATOR_API_URL":   "https://eval.example.com/api/v2",
+		"EVAL_OPERATOR_API_QPS":   "5",
+		"EVAL_OPERATOR_SERVE_API": ":9000",
+	}
+	c, err := parse([]string{"--serve-api=:8082"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.apiURL != env["EVAL_OPERATOR_API_URL"] || c.apiQPS != 5 {
+		t.Errorf("environment not applied: %+v", c)
+	}
+	if c.serveAPI != ":8082" {
+		t.Errorf("the command line must win over the environment, got %q", c.serveAPI)
+	}
+}
+
+func TestParseFlagsRejectsBadValues(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--api-url=ftp://x"}, nil, "--api-url"},
+		{[]string{"--api-url=eval.example.com/api/v2"}, nil, "--api-url"},
+		{[]string{"--api-qps=0"}, nil, "--api-qps 0: must be greater than 0"},
+		{[]string{"--api-burst=0"}, nil, "--api-burst 0"},
+		{[]string{"--api-timeout=0s"}, nil, "--api-timeout"},
+		{[]string{"--bulk-delete-batch-size=10001"}, nil, "--bulk-delete-batch-size 10001: must be from 1 to 10000"},
+		{[]string{"--max-concurrent-reconciles=0"}, nil, "--max-concurrent-reconciles 0"},
+		{[]string{"--rest-sync-timeout=-1s"}, nil, "--rest-sync-timeout"},
+		{[]string{"--tls-cert-file=tls.crt"}, nil, "--tls-cert-file and --tls-key-file must be given together"},
+		{nil, map[string]string{"EVAL_OPERATOR_API_QPS": "fast"}, "EVAL_OPERATOR_API_QPS"},
+		{[]string{"--no-such-flag"}, nil, "no-such-flag"},
+	}
+	for _, tc := range cases {
+		_, err := parse(tc.args, tc.env)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parse(%v, %v) = %v, want an error containing %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
