@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,9 @@ import (
 
 func parse(args []string, env map[string]string) (config, error) {
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	return parseFlags(flag.NewFlagSet("manager", flag.ContinueOnError), args, lookup, &zap.Options{})
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return parseFlags(fs, args, lookup, &zap.Options{})
 }
 
 func TestParseFlagsDefaults(t *testing.T) {
