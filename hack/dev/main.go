@@ -103,7 +103,8 @@ func run(o options) (err error) {
 	if err != nil {
 		return err
 	}
-	defer mgr.Stop(stopGrace, signals)
+	// Killed after stopGrace or a second Ctrl-C, it has stopped all the same.
+	defer func() { _ = mgr.Stop(stopGrace, signals) }()
 
 	if err := printInstructions(o, cp, mgr.Pid(), logPath, key); err != nil {
 		return err
@@ -179,7 +180,7 @@ func startManager(ctx context.Context, cp *devenv.ControlPlane, o options) (*dev
 	readyCtx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	if err := mgr.WaitReady(readyCtx); err != nil {
-		mgr.Stop(stopGrace, nil)
+		_ = mgr.Stop(stopGrace, nil) // the error that matters is err
 		return nil, "", fmt.Errorf("%w; see %s", err, logPath)
 	}
 	return mgr, logPath, nil

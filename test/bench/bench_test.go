@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/testenv"
 	"github.com/eval-operator/eval-operator/test/reliability/testbed"
@@ -39,7 +39,7 @@ var (
 // bench is the control plane, the upstream test server and a client of the
 // benchmark's own, shared by every run.
 type bench struct {
-	env    *envtest.Environment
+	cp     *devenv.ControlPlane
 	cfg    *rest.Config // the API server, with client-side rate limiting off
 	k8s    client.WithWatch
 	server *evalapitest.Server
@@ -91,20 +91,17 @@ func TestBench(t *testing.T) {
 // the manager binary.
 func setUp(t *testing.T) *bench {
 	t.Helper()
-	env, err := testenv.New()
+	dir := t.TempDir()
+	cp, err := devenv.StartControlPlane(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	t.Cleanup(func() { _ = cp.Stop() })
 	// As ctrl.GetConfig does for the binary: API Priority and Fairness, not
 	// the client, limits the rate.
-	cfg = rest.CopyConfig(cfg)
+	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS = -1
-	b := &bench{env: env, cfg: cfg, dir: t.TempDir()}
+	b := &bench{cp: cp, cfg: cfg, dir: dir}
 	if b.k8s, err = client.NewWithWatch(cfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/test/reliability/testbed"
 )
 
@@ -17,11 +18,7 @@ const createWorkers = 16
 // memoryRun runs the manager binary over a backlog of n new Metrics, then
 // restarts it over them once Ready, and reports its time and peak memory.
 func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
-	bin, err := testbed.Build(ctx, b.dir)
-	if err != nil {
-		return err
-	}
-	kubeconfig, err := testbed.WriteKubeconfig(b.env, b.cfg, b.dir)
+	bin, err := devenv.Build(ctx, b.dir)
 	if err != nil {
 		return err
 	}
@@ -38,7 +35,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return err
 	}
-	opts := testbed.Options{Binary: bin, Kubeconfig: kubeconfig, Log: os.Stderr, Args: []string{
+	opts := testbed.Options{Binary: bin, Kubeconfig: b.cp.Kubeconfig, Log: os.Stderr, Args: []string{
 		"--api-url=" + b.server.URL(),
 		"--max-concurrent-reconciles=" + strconv.Itoa(c),
 		// The default of 20/s would be the limit; it is reported separately.
@@ -52,11 +49,11 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 		return err
 	}
 	if err := <-ready; err != nil {
-		return errors.Join(err, sync.Stop())
+		return errors.Join(err, sync.Terminate())
 	}
 	elapsed := time.Since(start)
 	syncMem, heap, err := memoryOf(ctx, sync)
-	if err = errors.Join(err, sync.Stop()); err != nil {
+	if err = errors.Join(err, sync.Terminate()); err != nil {
 		return err
 	}
 	label := fmt.Sprintf("binary, N=%d, C=%d: ", n, c)
@@ -81,7 +78,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 		tab.add(label+"peak RSS (VmHWM) restarting over Ready Metrics", mib(restartMem.Peak),
 			fmt.Sprintf("Go heap in use %s", mib(heap)), "")
 	}
-	if err = errors.Join(err, restart.Stop()); err != nil {
+	if err = errors.Join(err, restart.Terminate()); err != nil {
 		return err
 	}
 	return b.deleteMetrics(ctx, ns)

@@ -56,7 +56,7 @@ var _ = Describe("Leader election", func() {
 			Expect(k8s.Create(ctx, failoverMetric(ns, i))).To(Succeed())
 		}
 		Eventually(upstream.Calls).WithArguments(evalapitest.OpCreateMetric).Should(Equal(workers))
-		leader.Kill()
+		Expect(leader.Kill()).To(Succeed())
 
 		// The Lease is not released by a killed leader: the other replica
 		// takes it once it expires (15s).

@@ -34,7 +34,8 @@ func startManager(ctx context.Context, name string, args ...string) *devenv.Mana
 	m, err := devenv.StartManager(managerBinary, controlPlane.Kubeconfig, probeAddr, &prefixed{name: name},
 		append([]string{"--metrics-bind-address=0"}, args...)...)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { m.Stop(stopGrace, nil) })
+	// One killed after stopGrace has stopped all the same; its log shows why.
+	DeferCleanup(func() { _ = m.Stop(stopGrace, nil) })
 	Expect(m.WaitReady(ctx)).To(Succeed())
 	return m
 }

@@ -6,8 +6,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/eval-operator/eval-operator/hack/dev/devenv"
-	"github.com/eval-operator/eval-operator/internal/testenv"
 )
 
 func TestE2E(t *testing.T) {
@@ -45,11 +42,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, dir)
 
-	managerBinary = filepath.Join(dir, "manager")
-	build := exec.CommandContext(ctx, "go", "build", "-o", managerBinary, "./cmd")
-	build.Dir = testenv.RepoRoot()
-	out, err := build.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "go build ./cmd\n%s", out)
+	managerBinary, err = devenv.Build(ctx, dir)
+	Expect(err).NotTo(HaveOccurred())
 
 	controlPlane, err = devenv.StartControlPlane(dir)
 	Expect(err).NotTo(HaveOccurred())

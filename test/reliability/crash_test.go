@@ -61,7 +61,7 @@ var _ = Describe("Stopping the manager mid-create", func() {
 	It("finishes the creates in flight when stopped (SIGTERM), as in a rolling update", func(ctx SpecContext) {
 		trials := scale(5, 20)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
-		s := interrupt(ctx, f, trials, (*testbed.Process).Stop)
+		s := interrupt(ctx, f, trials, (*testbed.Process).Terminate)
 		f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		AddReportEntry("SIGTERM", fmt.Sprintf("%d graceful stops; %d Metrics: %d Ready, %d CreateOutcomeUnknown; %d upstream creates, 0 duplicates",

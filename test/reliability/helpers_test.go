@@ -71,7 +71,7 @@ func (f *fixture) start(args ...string) *testbed.Process {
 		Args: append([]string{"--api-url=" + f.server.URL(), "--zap-log-level=" + f.logLevel}, args...),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(p.Stop)
+	DeferCleanup(p.Terminate)
 	f.procs = append(f.procs, p)
 	// Serving metrics means the manager is up; its caches may still be syncing.
 	Eventually(p.ScrapeText).WithArguments(context.Background()).WithTimeout(30*time.Second).
@@ -168,7 +168,7 @@ func (f *fixture) expectNoSecrets(ctx context.Context) {
 	for i, p := range f.procs {
 		shown[fmt.Sprintf("log of manager %d", i)] = p.Output()
 		select {
-		case <-p.Exited():
+		case <-p.Done():
 		default:
 			page, err := p.ScrapeText(ctx)
 			Expect(err).NotTo(HaveOccurred())

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/test/reliability/testbed"
 )
 
@@ -38,7 +39,7 @@ var _ = Describe("Secret hygiene", func() {
 		for _, obj := range []client.Object{good, unauthorized, invalid, deletion} {
 			Expect(k8s.Create(ctx, obj)).To(Succeed())
 		}
-		rest, err := testbed.FreeAddr()
+		rest, err := devenv.FreeAddr()
 		Expect(err).NotTo(HaveOccurred())
 		f.start("--serve-api=" + rest)
 		// The REST server reads the same keys: one it accepts, one it does not know.

@@ -17,8 +17,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 )
 
 var (
@@ -37,18 +36,14 @@ func TestReliability(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	env, err := testenv.New()
-	Expect(err).NotTo(HaveOccurred())
-	cfg, err := env.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(env.Stop)
-	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-
 	dir := GinkgoT().TempDir()
-	binary, err = testbed.Build(ctx, dir)
+	cp, err := devenv.StartControlPlane(dir)
 	Expect(err).NotTo(HaveOccurred())
-	kubeconfig, err = testbed.WriteKubeconfig(env, cfg, dir)
+	DeferCleanup(cp.Stop)
+	kubeconfig = cp.Kubeconfig
+	k8s, err = cp.Client()
+	Expect(err).NotTo(HaveOccurred())
+	binary, err = devenv.Build(ctx, dir)
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(5*time.Minute))
 

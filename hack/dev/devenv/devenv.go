@@ -1,7 +1,7 @@
-// Package devenv runs the operator locally, the way `make dev` and the e2e
-// suite do: a real kube-apiserver and etcd (envtest) with the CRDs
-// installed, a kubeconfig file for them, and the manager binary as a child
-// process.
+// Package devenv runs the operator locally, the way `make dev`, the e2e and
+// reliability suites and the benchmarks do: a real kube-apiserver and etcd
+// (envtest) with the CRDs installed, a kubeconfig file for them, and the
+// manager binary built and run as a child process.
 package devenv
 
 import (
@@ -23,6 +23,17 @@ import (
 
 	"github.com/eval-operator/eval-operator/internal/testenv"
 )
+
+// Build compiles the manager (./cmd) into dir and returns the binary's path.
+func Build(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "manager")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd")
+	cmd.Dir = testenv.RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the manager: %w\n%s", err, out)
+	}
+	return bin, nil
+}
 
 // ControlPlane is a local kube-apiserver and etcd with this project's CRDs.
 type ControlPlane struct {
@@ -53,7 +64,8 @@ func StartControlPlane(dir string) (*ControlPlane, error) {
 }
 
 func (c *ControlPlane) writeKubeconfig() error {
-	admin, err := c.env.AddUser(envtest.User{Name: "dev-admin", Groups: []string{"system:masters"}}, nil)
+	// On envtest's admin config, for its client-side rate limit sized for tests.
+	admin, err := c.env.AddUser(envtest.User{Name: "dev-admin", Groups: []string{"system:masters"}}, c.env.Config)
 	if err != nil {
 		return fmt.Errorf("adding the admin user: %w", err)
 	}
@@ -94,9 +106,10 @@ type Manager struct {
 }
 
 // StartManager runs the manager binary against kubeconfig with its health
-// probes on probeAddr and the extra args; its output goes to out. The
-// process gets its own process group, so a Ctrl-C in the terminal reaches
-// only the caller, which then stops it in order.
+// probes on probeAddr ("0" turns them off, and WaitReady with them) and the
+// extra args; its output goes to out. The process gets its own process
+// group, so a Ctrl-C in the terminal reaches only the caller, which then
+// stops it in order, and a kill reaches any children it has.
 func StartManager(binary, kubeconfig, probeAddr string, out io.Writer, args ...string) (*Manager, error) {
 	cmd := exec.Command(binary, //nolint:gosec // running the caller's manager binary is the point
 		append([]string{"--health-probe-bind-address=" + probeAddr}, args...)...)
@@ -155,37 +168,56 @@ func probe(ctx context.Context, url string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// Stop asks the manager to shut down (SIGTERM) and kills it if it has not
-// ended after grace, or as soon as force receives (a second Ctrl-C). It
-// returns once the process has ended.
-func (m *Manager) Stop(grace time.Duration, force <-chan os.Signal) {
-	m.signal(syscall.SIGTERM)
+// Stop asks the manager to shut down (SIGTERM) and returns once it has
+// ended. It kills it as soon as force receives (a second Ctrl-C), or after
+// grace, which it then reports as an error.
+func (m *Manager) Stop(grace time.Duration, force <-chan os.Signal) error {
+	if err := m.signal(syscall.SIGTERM); err != nil {
+		return err
+	}
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
 	case <-m.done:
-		return
-	case <-timer.C:
+		return nil
 	case <-force:
+		return m.Kill()
+	case <-timer.C:
+		return errors.Join(fmt.Errorf("the manager did not exit within %s of SIGTERM", grace), m.Kill())
 	}
-	m.Kill()
 }
 
-// Kill kills the manager's process group at once (SIGKILL) and returns once
-// the process has ended.
-func (m *Manager) Kill() {
-	m.signal(syscall.SIGKILL)
-	<-m.done
-}
+// killWait bounds the wait for a killed process to end, which takes moments
+// unless something hangs, such as a process outside its group holding its
+// output open.
+const killWait = 30 * time.Second
 
-// signal signals the process group; an ended process cannot be signalled,
-// which is fine.
-func (m *Manager) signal(sig syscall.Signal) {
+// Kill kills the manager's process group at once (SIGKILL), as a node
+// failure or an OOM kill would, and returns once the process has ended.
+func (m *Manager) Kill() error {
+	if err := m.signal(syscall.SIGKILL); err != nil {
+		return err
+	}
 	select {
 	case <-m.done:
-	default:
-		_ = syscall.Kill(-m.Pid(), sig)
+		return nil
+	case <-time.After(killWait):
+		return fmt.Errorf("the manager did not exit within %s of SIGKILL", killWait)
 	}
+}
+
+// signal signals the process group unless the process has ended; one that
+// ends meanwhile cannot be signalled (ESRCH), which is fine.
+func (m *Manager) signal(sig syscall.Signal) error {
+	select {
+	case <-m.done:
+		return nil
+	default:
+	}
+	if err := syscall.Kill(-m.Pid(), sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signalling the manager: %w", err)
+	}
+	return nil
 }
 
 // FreeAddr returns a loopback address with a port that was free a moment ago.

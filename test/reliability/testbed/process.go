@@ -1,72 +1,38 @@
-// Package testbed holds what the reliability suite and the benchmarks share:
-// the manager binary run as a child process against a test control plane,
-// the objects they create, and a parallel driver. The reliability suite kills
-// the child with SIGKILL and reads its logs; the benchmarks read its peak
-// memory. A child process is what production runs, so neither a crash nor
-// memory use is simulated.
+// Package testbed holds what the reliability suite and the benchmarks share
+// on top of devenv: the manager binary run with its metrics served and its
+// memory read, the objects they create, and a parallel driver. The
+// reliability suite kills the manager with SIGKILL and reads its logs; the
+// benchmarks read its peak memory. A child process is what production runs,
+// so neither a crash nor memory use is simulated.
 package testbed
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/internal/testenv"
 )
 
-// stopGrace is how long Stop waits after SIGTERM before it kills.
+// stopGrace is how long Terminate waits after SIGTERM before it kills.
 const stopGrace = 30 * time.Second
-
-// Build compiles the manager into dir and returns the binary's path.
-func Build(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "manager")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd")
-	cmd.Dir = testenv.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the manager: %w\n%s", err, out)
-	}
-	return bin, nil
-}
-
-// WriteKubeconfig writes a kubeconfig for a cluster admin of env's control
-// plane into dir and returns its path.
-func WriteKubeconfig(env *envtest.Environment, cfg *rest.Config, dir string) (string, error) {
-	admin, err := env.AddUser(envtest.User{Name: "testbed-admin", Groups: []string{"system:masters"}}, cfg)
-	if err != nil {
-		return "", fmt.Errorf("adding the manager's user: %w", err)
-	}
-	data, err := admin.KubeConfig()
-	if err != nil {
-		return "", fmt.Errorf("rendering the kubeconfig: %w", err)
-	}
-	path := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return "", fmt.Errorf("writing the kubeconfig: %w", err)
-	}
-	return path, nil
-}
 
 // Options describe one run of the manager.
 type Options struct {
-	// Binary is the path Build returned.
+	// Binary is the path devenv.Build returned.
 	Binary string
-	// Kubeconfig is the path WriteKubeconfig returned.
+	// Kubeconfig is the control plane's devenv.ControlPlane.Kubeconfig.
 	Kubeconfig string
 	// Args are added to the command line, e.g. --api-url.
 	Args []string
@@ -74,11 +40,10 @@ type Options struct {
 	Log io.Writer
 }
 
-// Process is a running (or exited) manager.
+// Process is a manager started by Start; devenv.Manager stops and kills it.
 type Process struct {
-	cmd    *exec.Cmd
-	output *testenv.Buffer
-	exited chan struct{}
+	*devenv.Manager
+	output testenv.Buffer
 	// MetricsURL is the manager's plain-HTTP Prometheus endpoint.
 	MetricsURL string
 }
@@ -87,79 +52,25 @@ type Process struct {
 // loopback port and the health probes off, so that several managers (and
 // other people's tests) can run on one machine.
 func Start(opts Options) (*Process, error) {
-	addr, err := FreeAddr()
+	addr, err := devenv.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{
-		"--metrics-bind-address=" + addr,
-		"--metrics-secure=false",
-		"--health-probe-bind-address=0",
-	}, opts.Args...)
-	p := &Process{
-		cmd:        exec.Command(opts.Binary, args...), //nolint:gosec // the binary Build compiled, with the caller's flags
-		output:     &testenv.Buffer{},
-		exited:     make(chan struct{}),
-		MetricsURL: "http://" + addr + "/metrics",
-	}
-	var out io.Writer = p.output
+	p := &Process{MetricsURL: "http://" + addr + "/metrics"}
+	var out io.Writer = &p.output
 	if opts.Log != nil {
-		out = io.MultiWriter(p.output, opts.Log)
+		out = io.MultiWriter(&p.output, opts.Log)
 	}
-	p.cmd.Stdout, p.cmd.Stderr = out, out
-	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+opts.Kubeconfig)
-	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting the manager: %w", err)
+	args := append([]string{"--metrics-bind-address=" + addr, "--metrics-secure=false"}, opts.Args...)
+	if p.Manager, err = devenv.StartManager(opts.Binary, opts.Kubeconfig, "0", out, args...); err != nil {
+		return nil, err
 	}
-	go func() {
-		_ = p.cmd.Wait() // the exit status of a killed manager is expected
-		close(p.exited)
-	}()
 	return p, nil
 }
 
-// FreeAddr returns a loopback address whose port was free a moment ago.
-func FreeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("finding a free port: %w", err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
-}
-
-// Exited is closed once the process has exited.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
-
-// Kill sends SIGKILL, as a node failure or an OOM kill would, and waits.
-func (p *Process) Kill() error {
-	return p.signalAndWait(syscall.SIGKILL, stopGrace)
-}
-
-// Stop sends SIGTERM, as the kubelet does, and waits; after stopGrace it kills.
-func (p *Process) Stop() error {
-	if err := p.signalAndWait(syscall.SIGTERM, stopGrace); err != nil {
-		return errors.Join(err, p.Kill())
-	}
-	return nil
-}
-
-func (p *Process) signalAndWait(sig syscall.Signal, timeout time.Duration) error {
-	select {
-	case <-p.exited:
-		return nil
-	default:
-	}
-	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("signalling the manager: %w", err)
-	}
-	select {
-	case <-p.exited:
-		return nil
-	case <-time.After(timeout):
-		return fmt.Errorf("the manager did not exit within %s of %s", timeout, sig)
-	}
-}
+// Terminate stops the manager as the kubelet does: SIGTERM, and SIGKILL
+// after stopGrace, which it reports as an error.
+func (p *Process) Terminate() error { return p.Stop(stopGrace, nil) }
 
 // Output is everything the manager wrote to stdout and stderr so far.
 func (p *Process) Output() string { return p.output.String() }
@@ -174,7 +85,7 @@ type Memory struct {
 
 // Memory reads the running manager's resident set sizes.
 func (p *Process) Memory() (Memory, error) {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "status"))
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.Pid()), "status"))
 	if err != nil {
 		return Memory{}, fmt.Errorf("reading the manager's memory: %w", err)
 	}
