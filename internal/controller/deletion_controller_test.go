@@ -40,11 +40,7 @@ var _ = Describe("Deletion reconcilers", func() {
 		ns string
 		up *upstream
 	)
-	BeforeEach(func() {
-		ns = newNamespace()
-		up = newUpstream()
-		Expect(k8s.Create(rootCtx, apiKeySecret(ns, testKey))).To(Succeed())
-	})
+	BeforeEach(func() { ns, up = newFixture() })
 
 	It("retries a failed testset deletion, finishes once and is never run again", func() {
 		up.InjectFaults(evalapitest.OpDeleteTestset, evalapitest.Status500, evalapitest.SuccessFalse)

@@ -43,9 +43,11 @@ const (
 	secretName = "eval-api-key"
 )
 
-func apiKeySecret(ns, key string) *corev1.Secret {
+func apiKeySecret(ns, key string) *corev1.Secret { return namedKeySecret(ns, secretName, key) }
+
+func namedKeySecret(ns, name, key string) *corev1.Secret {
 	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: secretName},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		StringData: map[string]string{v1alpha1.DefaultAPIKeySecretKey: key},
 	}
 }
@@ -107,16 +109,21 @@ func haveReason(status metav1.ConditionStatus, reason string) OmegaMatcher {
 	return And(Not(BeNil()), HaveField("Status", status), HaveField("Reason", reason))
 }
 
+// newFixture gives a test its namespace, holding the key Secret, and its
+// fake service accepting that key.
+func newFixture() (string, *upstream) {
+	GinkgoHelper()
+	ns := newNamespace()
+	Expect(k8s.Create(rootCtx, apiKeySecret(ns, testKey))).To(Succeed())
+	return ns, newUpstream()
+}
+
 var _ = Describe("Metric reconciler", func() {
 	var (
 		ns string
 		up *upstream
 	)
-	BeforeEach(func() {
-		ns = newNamespace()
-		up = newUpstream()
-		Expect(k8s.Create(rootCtx, apiKeySecret(ns, testKey))).To(Succeed())
-	})
+	BeforeEach(func() { ns, up = newFixture() })
 
 	It("creates every variant with the service's exact request body and reports the defaults", func() {
 		startManager(up.opts)
@@ -287,9 +294,7 @@ var _ = Describe("Metric reconciler", func() {
 		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, 2*time.Second).Should(Equal(1))
 
 		// A new generation (the one mutable field) is tried again.
-		other := apiKeySecret(ns, testKey)
-		other.Name = "other-key"
-		Expect(k8s.Create(rootCtx, other)).To(Succeed())
+		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "other-key", testKey))).To(Succeed())
 		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 		m.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "other-key"}
 		Expect(k8s.Update(rootCtx, m)).To(Succeed())
@@ -314,9 +319,7 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(up.Calls(evalapitest.OpCreateMetric)).To(BeZero())
 
 		// Creating the missing Secret re-triggers the Metric through the Secret watch.
-		s := apiKeySecret(ns, testKey)
-		s.Name = "absent"
-		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "absent", testKey))).To(Succeed())
 		Eventually(readyCondition(missing)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(fmt.Sprint(readyCondition(wrong)(Default).Message)).NotTo(ContainSubstring("sk_not_an_api_key"))
 	})
@@ -331,9 +334,7 @@ var _ = Describe("Metric reconciler", func() {
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound))
 		Expect(meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady).Message).To(ContainSubstring("team-default-key"))
 
-		s := apiKeySecret(ns, testKey)
-		s.Name = "team-default-key"
-		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "team-default-key", testKey))).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(up.Creates()).To(Equal(1))
 	})
