@@ -1,6 +1,26 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Object is any of this API's kinds: each has status conditions and may
+// reference the Secret holding its API key.
+// It satisfies controller-runtime's client.Object.
+type Object interface {
+	metav1.Object
+	runtime.Object
+	GetAPIKeySecretRef() *SecretKeySelector
+	GetConditions() *[]metav1.Condition
+	SetObservedGeneration(int64)
+}
+
+var (
+	_ Object = &Metric{}
+	_ Object = &TestsetDeletion{}
+	_ Object = &TestcaseDeletion{}
+)
 
 // GetAPIKeySecretRef returns the Metric's Secret reference, or nil.
 func (m *Metric) GetAPIKeySecretRef() *SecretKeySelector { return m.Spec.APIKeySecretRef }

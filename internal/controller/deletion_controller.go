@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;delete
@@ -80,7 +81,7 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 		}
 		end := min(d.Status.Deleted+int32(r.batchSize), total) //nolint:gosec // flag-bounded batch size.
 		d.Status.Attempts++
-		resp, err := r.service.BulkDeleteTestcases(ctx, key, toStrings(ids[d.Status.Deleted:end]))
+		resp, err := r.service.BulkDeleteTestcases(ctx, key, evalapi.IDStrings(ids[d.Status.Deleted:end]))
 		if err != nil {
 			return upstreamFailure(err)
 		}
@@ -145,12 +146,4 @@ func notSucceeded(st *v1alpha1.DeletionStatus) (outcome, ctrl.Result, error) {
 	return progressing(v1alpha1.ReasonDeleting,
 			fmt.Sprintf("the service answered success=false (attempt %d); retrying in %s", st.Attempts, delay)),
 		ctrl.Result{RequeueAfter: delay}, nil
-}
-
-func toStrings(ids []v1alpha1.ResourceID) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = string(id)
-	}
-	return out
 }

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -80,7 +79,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		service: opts.Service,
 	}
 	kinds := []struct {
-		obj  referencing
+		obj  v1alpha1.Object
 		list client.ObjectList
 		r    reconcile.Reconciler
 		// preds filter update events of the kind itself: status writes must
@@ -117,21 +116,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return nil
 }
 
-// referencing is an object of this API that may reference an API key Secret.
-type referencing interface {
-	client.Object
-	GetAPIKeySecretRef() *v1alpha1.SecretKeySelector
-}
-
-// conditioned is an object of this API with status conditions.
-type conditioned interface {
-	client.Object
-	GetConditions() *[]metav1.Condition
-	SetObservedGeneration(int64)
-}
-
 func (c *credentials) indexSecretRef(obj client.Object) []string {
-	if ref := c.refOf(obj.(referencing)); ref != nil {
+	if ref := c.refOf(obj.(v1alpha1.Object)); ref != nil {
 		return []string{ref.Name}
 	}
 	return nil
@@ -169,7 +155,7 @@ type base struct {
 // object, let sync take one step (it gets the status as it was, which it may
 // move along if it patches on the way), record the outcome, and write the
 // status once at the end.
-func reconcileObject[T conditioned, S any, PS interface {
+func reconcileObject[T v1alpha1.Object, S any, PS interface {
 	*S
 	DeepCopy() *S
 }](ctx context.Context, b *base, req ctrl.Request, obj T, status func(T) PS,
@@ -198,7 +184,7 @@ func reconcileObject[T conditioned, S any, PS interface {
 
 // record writes o into obj's conditions and observedGeneration. It returns
 // the event to emit once the status is saved, or nil when o changes nothing.
-func (b *base) record(obj conditioned, o outcome) *outcome {
+func (b *base) record(obj v1alpha1.Object, o outcome) *outcome {
 	var ev *outcome
 	if changesState(*obj.GetConditions(), o) {
 		ev = &o

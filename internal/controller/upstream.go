@@ -61,7 +61,7 @@ func (e *errNoKey) Error() string { return e.message }
 
 // apiKey returns the key for obj. A missing Secret or key, or a key that is
 // not an ak_ key, is an *errNoKey; any other error is transient.
-func (c *credentials) apiKey(ctx context.Context, obj referencing) (evalapi.APIKey, error) {
+func (c *credentials) apiKey(ctx context.Context, obj v1alpha1.Object) (evalapi.APIKey, error) {
 	ref := c.refOf(obj)
 	if ref == nil {
 		if c.required {
@@ -96,7 +96,7 @@ func (c *credentials) apiKey(ctx context.Context, obj referencing) (evalapi.APIK
 }
 
 // refOf is obj's Secret reference, or the default one, with the key defaulted.
-func (c *credentials) refOf(obj referencing) *v1alpha1.SecretKeySelector {
+func (c *credentials) refOf(obj v1alpha1.Object) *v1alpha1.SecretKeySelector {
 	if ref := obj.GetAPIKeySecretRef(); ref != nil {
 		r := *ref
 		if r.Key == "" {

@@ -256,7 +256,7 @@ func (s *Server) await(ctx context.Context, op *operation, key types.NamespacedN
 // generation: Ready True answers the request; Stalled True (which the
 // reconciler sets only for outcomes it will not retry by itself) fails it.
 // Anything else is still in progress. reason is Ready's reason.
-func judge(op *operation, obj resource) (res response, v verdict, reason string) {
+func judge(op *operation, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
 	conds := *obj.GetConditions()
 	ready := meta.FindStatusCondition(conds, evaluationv1alpha1.ConditionReady)
 	if ready == nil || ready.ObservedGeneration < obj.GetGeneration() {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,7 +23,7 @@ type operation struct {
 	// hasBody says whether the request carries a JSON body.
 	hasBody bool
 	// newObject returns an empty resource of the kind.
-	newObject func() resource
+	newObject func() evaluationv1alpha1.Object
 	// build decodes the request into the resource to create, whose
 	// apiKeySecretRef is secret, and a canonical form of the request, which
 	// identifies it for Idempotency-Key replays.
@@ -36,11 +35,6 @@ type operation struct {
 }
 
 // resource is a custom resource of this API: an object with status conditions.
-type resource interface {
-	client.Object
-	GetConditions() *[]metav1.Condition
-}
-
 func keyRef(secret types.NamespacedName) *evaluationv1alpha1.SecretKeySelector {
 	return &evaluationv1alpha1.SecretKeySelector{Name: secret.Name, Key: evaluationv1alpha1.DefaultAPIKeySecretKey}
 }
@@ -53,14 +47,14 @@ func createMetric() *operation {
 		kind:       "Metric",
 		namePrefix: "metric-",
 		hasBody:    true,
-		newObject:  func() resource { return &evaluationv1alpha1.Metric{} },
+		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.Metric{} },
 		build: func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
 			req, errs := decodeMetricRequest(body)
 			if len(errs) > 0 {
 				return nil, nil, errs
 			}
 			projectID := r.PathValue("projectId")
-			m := &evaluationv1alpha1.Metric{Spec: metricSpec(projectID, req)}
+			m := &evaluationv1alpha1.Metric{Spec: evalapi.SpecFor(projectID, req)}
 			m.Spec.APIKeySecretRef = keyRef(secret)
 			return m, struct {
 				ProjectID string                `json:"projectId"`
@@ -82,14 +76,14 @@ func bulkDeleteTestcases(ttl *int32) *operation {
 		kind:       "TestcaseDeletion",
 		namePrefix: "testcases-",
 		hasBody:    true,
-		newObject:  func() resource { return &evaluationv1alpha1.TestcaseDeletion{} },
+		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.TestcaseDeletion{} },
 		build: func(_ *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
 			req, errs := decodeBulkDeleteRequest(body)
 			if len(errs) > 0 {
 				return nil, nil, errs
 			}
 			d := &evaluationv1alpha1.TestcaseDeletion{Spec: evaluationv1alpha1.TestcaseDeletionSpec{
-				TestcaseIDs:             resourceIDs(req.IDs),
+				TestcaseIDs:             evalapi.ResourceIDs(req.IDs),
 				APIKeySecretRef:         keyRef(secret),
 				TTLSecondsAfterFinished: ttl,
 			}}
@@ -109,7 +103,7 @@ func deleteTestset(ttl *int32) *operation {
 		method:     http.MethodDelete,
 		kind:       "TestsetDeletion",
 		namePrefix: "testset-",
-		newObject:  func() resource { return &evaluationv1alpha1.TestsetDeletion{} },
+		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.TestsetDeletion{} },
 		build: func(r *http.Request, _ []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
 			testsetID := r.PathValue("testsetId")
 			d := &evaluationv1alpha1.TestsetDeletion{Spec: evaluationv1alpha1.TestsetDeletionSpec{
@@ -128,32 +122,6 @@ func deleteTestset(ttl *int32) *operation {
 
 func deletionSucceeded(st evaluationv1alpha1.DeletionStatus) response {
 	return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: st.Success != nil && *st.Success}}
-}
-
-func resourceIDs(ids []string) []evaluationv1alpha1.ResourceID {
-	if ids == nil {
-		return nil // absent stays absent, so the CRD reports it as required
-	}
-	out := make([]evaluationv1alpha1.ResourceID, len(ids))
-	for i, id := range ids {
-		out[i] = evaluationv1alpha1.ResourceID(id)
-	}
-	return out
-}
-
-func metricSpec(projectID string, req evalapi.MetricRequest) evaluationv1alpha1.MetricSpec {
-	return evaluationv1alpha1.MetricSpec{
-		ProjectID:        evaluationv1alpha1.ResourceID(projectID),
-		Name:             req.Name,
-		Description:      req.Description,
-		EvalType:         evaluationv1alpha1.EvalType(req.EvalType),
-		OutputType:       evaluationv1alpha1.OutputType(req.OutputType),
-		Guidelines:       req.Guidelines,
-		PromptTemplate:   req.PromptTemplate,
-		EvalModelName:    req.EvalModelName,
-		Temperature:      req.Temperature,
-		PassingThreshold: req.PassingThreshold,
-	}
 }
 
 // metricResponse is the Metric in response form: the values the service
