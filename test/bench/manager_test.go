@@ -19,8 +19,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/testenv"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // apiCounter counts the requests a manager sends to the API server.
@@ -81,7 +80,7 @@ func (b *bench) startManager(ctx context.Context, opts controller.Options, add f
 	cfg := rest.CopyConfig(b.cfg)
 	cfg.Wrap(r.api.wrap)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 testenv.Scheme(),
+		Scheme:                 framework.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Every run starts a manager of its own in this one process.
@@ -135,9 +134,9 @@ func familyMap(list []*dto.MetricFamily) map[string]*dto.MetricFamily {
 
 func statsOf(families map[string]*dto.MetricFamily) reconcileStats {
 	return reconcileStats{
-		total:  testbed.Sum(families, "controller_runtime_reconcile_total", map[string]string{"controller": "metric"}),
-		errors: testbed.Sum(families, "controller_runtime_reconcile_errors_total", map[string]string{"controller": "metric"}),
-		depth:  testbed.Sum(families, "workqueue_depth", map[string]string{"name": "metric"}),
+		total:  framework.Sum(families, "controller_runtime_reconcile_total", map[string]string{"controller": "metric"}),
+		errors: framework.Sum(families, "controller_runtime_reconcile_errors_total", map[string]string{"controller": "metric"}),
+		depth:  framework.Sum(families, "workqueue_depth", map[string]string{"name": "metric"}),
 	}
 }
 

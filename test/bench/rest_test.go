@@ -18,7 +18,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/restapi"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // restRun measures POST metric on the REST server in standalone mode with c
@@ -31,8 +31,8 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		return fmt.Errorf("raw creates: %w", err)
 	}
 
-	key := testbed.NewKey() // unique: the REST server finds the namespace by key
-	ns, err := testbed.NewNamespace(ctx, b.k8s, "bench-rest", key)
+	key := framework.NewKey("bench") // unique: the REST server finds the namespace by key
+	ns, err := framework.NewNamespace(ctx, b.k8s, "bench-rest", key)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 	if err := post.waitAccepted(ctx); err != nil {
 		return err
 	}
-	elapsed, latencies, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		return post.metric(ctx, fmt.Sprintf("rest-%05d", i), i)
 	})
 	if err != nil {
@@ -88,8 +88,8 @@ func (b *bench) rawCreates(ctx context.Context, n, c int) (time.Duration, []time
 	if err != nil {
 		return 0, nil, err
 	}
-	elapsed, latencies, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		return b.k8s.Create(ctx, testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		return b.k8s.Create(ctx, framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
 	})
 	if err != nil {
 		return 0, nil, err
@@ -105,7 +105,7 @@ type poster struct {
 
 // metric creates Metric name of variant i and expects 201.
 func (p poster) metric(ctx context.Context, name string, i int) error {
-	m := testbed.NewMetric("", name, i)
+	m := framework.NewMetric("", name, i)
 	body, err := json.Marshal(evalapi.MetricRequest{
 		Name: m.Spec.Name, EvalType: string(m.Spec.EvalType), OutputType: string(m.Spec.OutputType),
 		PromptTemplate: m.Spec.PromptTemplate,

@@ -13,16 +13,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var _ = Describe("The REST server", func() {
 	It("answers a POST metric with 201 and a Metric resource", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "rest")
-		key := newKey()
+		key := framework.NewKey("e2e")
 		createKeySecret(ctx, ns, "rest-key", key, true)
-		addr, err := devenv.FreeAddr()
+		addr, err := framework.FreeAddr()
 		Expect(err).NotTo(HaveOccurred())
 		startManager(ctx, "manager", "--serve-api="+addr)
 

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var _ = Describe("The samples", func() {
@@ -66,7 +66,7 @@ var _ = Describe("The samples", func() {
 // loadSamples decodes every object of config/samples.
 func loadSamples() []*unstructured.Unstructured {
 	GinkgoHelper()
-	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "samples", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(framework.RepoRoot(), "config", "samples", "*.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	var objs []*unstructured.Unstructured
 	for _, f := range files {

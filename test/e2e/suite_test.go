@@ -15,7 +15,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 func TestE2E(t *testing.T) {
@@ -27,7 +27,7 @@ var (
 	// managerBinary is the manager built from ./cmd for this run.
 	managerBinary string
 	// controlPlane is the API server the managers and the specs use.
-	controlPlane *devenv.ControlPlane
+	controlPlane *framework.ControlPlane
 	// k8s is a cluster admin's client.
 	k8s client.Client
 )
@@ -42,10 +42,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, dir)
 
-	managerBinary, err = devenv.Build(ctx, dir)
+	managerBinary, err = framework.BuildManager(ctx, dir)
 	Expect(err).NotTo(HaveOccurred())
 
-	controlPlane, err = devenv.StartControlPlane(dir)
+	controlPlane, err = framework.StartControlPlane(dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(controlPlane.Stop)
 	k8s, err = controlPlane.Client()

@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 func TestPackaging(t *testing.T) {
@@ -30,9 +30,9 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	repoRoot = testenv.RepoRoot()
+	repoRoot = framework.RepoRoot()
 
-	env, err := testenv.New()
+	env, err := framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
 	// The specs install the CRDs themselves, from the renders under test.
 	env.CRDDirectoryPaths = nil

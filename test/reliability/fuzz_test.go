@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // defaultFuzzTime is how long the long run fuzzes; RELIABILITY_FUZZTIME overrides it.
@@ -30,7 +30,7 @@ var _ = Describe("Bad input", func() {
 		}
 		cmd := exec.CommandContext(ctx, "go", "test", "-run=^$", "-fuzz=^FuzzDecodeMetricRequest$",
 			"-fuzztime="+fuzzTime.String(), "./internal/restapi")
-		cmd.Dir = testenv.RepoRoot()
+		cmd.Dir = framework.RepoRoot()
 		out, err := cmd.CombinedOutput()
 		_, _ = GinkgoWriter.Write(out)
 		Expect(err).NotTo(HaveOccurred(), "the fuzzer found a failing input (saved under internal/restapi/testdata/fuzz):\n%s", out)

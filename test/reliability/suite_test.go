@@ -17,7 +17,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var (
@@ -37,13 +37,13 @@ func TestReliability(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 	dir := GinkgoT().TempDir()
-	cp, err := devenv.StartControlPlane(dir)
+	cp, err := framework.StartControlPlane(dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cp.Stop)
 	kubeconfig = cp.Kubeconfig
 	k8s, err = cp.Client()
 	Expect(err).NotTo(HaveOccurred())
-	binary, err = devenv.Build(ctx, dir)
+	binary, err = framework.BuildManager(ctx, dir)
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(5*time.Minute))
 
