@@ -9,13 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // The samples in config/samples are documentation users copy; creating each
 // against the API server keeps them valid as the CRDs change.
 
-var samplesDir = filepath.Join(testenv.RepoRoot(), "config", "samples")
+var samplesDir = filepath.Join(framework.RepoRoot(), "config", "samples")
 
 const (
 	kustomizationFile = "kustomization.yaml"

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // The suite checks the CRDs' OpenAPI and CEL validation against a real
@@ -43,12 +43,12 @@ var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
 
 	var err error
-	env, err = testenv.New()
+	env, err = framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err := env.Start()
 	Expect(err).NotTo(HaveOccurred())
 
-	k8sClient, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	k8sClient, err = client.New(cfg, client.Options{Scheme: framework.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "api-validation-"}}

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command dev is `make dev`: it starts a local control plane (kube-apiserver
 // and etcd from bin/k8s) with the CRDs, runs the manager binary against it in
 // standalone mode with the built-in REST server, creates a demo namespace
@@ -8,8 +24,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,7 +42,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // options is the command line.
@@ -89,7 +103,7 @@ func run(o options) (err error) {
 		return fmt.Errorf("creating the state directory: %w", err)
 	}
 	fmt.Println("Starting the control plane (kube-apiserver and etcd) ...")
-	cp, err := devenv.StartControlPlane(o.stateDir)
+	cp, err := framework.StartControlPlane(o.stateDir)
 	if err != nil {
 		return err
 	}
@@ -120,24 +134,15 @@ func run(o options) (err error) {
 
 // createDemo creates the demo namespace and its API key Secret, labelled for
 // the REST server, and returns the key.
-func createDemo(ctx context.Context, cp *devenv.ControlPlane, namespace string) (string, error) {
+func createDemo(ctx context.Context, cp *framework.ControlPlane, namespace string) (string, error) {
 	c, err := cp.Client()
 	if err != nil {
 		return "", fmt.Errorf("connecting to the control plane: %w", err)
 	}
-	key, err := newKey()
-	if err != nil {
-		return "", err
-	}
+	key := framework.NewKey("dev")
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
-		&corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: demoSecret, Namespace: namespace,
-				Labels: map[string]string{v1alpha1.APIKeyLabel: "true"},
-			},
-			StringData: map[string]string{v1alpha1.DefaultAPIKeySecretKey: key},
-		},
+		framework.KeySecret(namespace, demoSecret, key),
 	}
 	for _, obj := range objs {
 		if err := c.Create(ctx, obj); err != nil {
@@ -147,18 +152,9 @@ func createDemo(ctx context.Context, cp *devenv.ControlPlane, namespace string) 
 	return key, nil
 }
 
-// newKey returns a fresh random ak_ key.
-func newKey() (string, error) {
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("generating the demo key: %w", err)
-	}
-	return "ak_dev_" + hex.EncodeToString(b), nil
-}
-
 // startManager runs the manager in standalone mode, logging to a file in
 // the state directory, and waits until it is ready.
-func startManager(ctx context.Context, cp *devenv.ControlPlane, o options) (*devenv.Manager, string, error) {
+func startManager(ctx context.Context, cp *framework.ControlPlane, o options) (*framework.Manager, string, error) {
 	logPath := filepath.Join(o.stateDir, "manager.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -173,7 +169,7 @@ func startManager(ctx context.Context, cp *devenv.ControlPlane, o options) (*dev
 		"--metrics-secure=false",
 	}, o.managerArgs...)
 	fmt.Println("Starting the manager:", o.manager, strings.Join(args, " "))
-	mgr, err := devenv.StartManager(o.manager, cp.Kubeconfig, o.probeAddr, logFile, args...)
+	mgr, err := framework.StartManager(o.manager, cp.Kubeconfig, o.probeAddr, logFile, args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -216,7 +212,7 @@ Try it from another terminal in this directory:
 Press Ctrl-C to stop everything; nothing is kept.
 `))
 
-func printInstructions(o options, cp *devenv.ControlPlane, pid int, logPath, key string) error {
+func printInstructions(o options, cp *framework.ControlPlane, pid int, logPath, key string) error {
 	kubeconfig, err := filepath.Abs(cp.Kubeconfig)
 	if err != nil {
 		return fmt.Errorf("locating the kubeconfig: %w", err)

@@ -20,14 +20,14 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var (
 	env     *envtest.Environment
 	cfg     *rest.Config
 	k8s     client.Client
-	logs    = &testenv.Buffer{}
+	logs    = &framework.Buffer{}
 	rootCtx context.Context
 )
 
@@ -45,13 +45,13 @@ var _ = BeforeSuite(func() {
 	SetDefaultEventuallyPollingInterval(20 * time.Millisecond)
 
 	var err error
-	env, err = testenv.New()
+	env, err = framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	// A client of its own, so that the tests' writes are not attributed to
 	// the manager and the tests read straight from the API server.
-	k8s, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	k8s, err = client.New(cfg, client.Options{Scheme: framework.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 })
 
@@ -71,7 +71,7 @@ type manager struct {
 func startManager(opts controller.Options) *manager {
 	GinkgoHelper()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 testenv.Scheme(),
+		Scheme:                 framework.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Each test starts its own manager in one process.

@@ -12,6 +12,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // expectUnauthorized expects exactly the API's 401 body.
@@ -49,8 +50,8 @@ var _ = Describe("Authentication", func() {
 		Entry("without a key", func(tenant) string { return "" }),
 		Entry("with another scheme", func(t tenant) string { return "Basic " + t.key }),
 		Entry("with an empty bearer", func(tenant) string { return "Bearer " }),
-		Entry("with a key that is not an ak_ key", func(tenant) string { return "Bearer sk_" + randomHex(16) }),
-		Entry("with an unknown key", func(tenant) string { return "Bearer ak_" + randomHex(16) }),
+		Entry("with a key that is not an ak_ key", func(tenant) string { return "Bearer sk_" + framework.RandomHex(16) }),
+		Entry("with an unknown key", func(tenant) string { return "Bearer " + framework.NewKey("unknown") }),
 		Entry("with the key's prefix only", func(t tenant) string { return "Bearer " + t.key[:len(t.key)-1] }),
 		Entry("with the key and more", func(t tenant) string { return "Bearer " + t.key + "x" }),
 	)
@@ -83,7 +84,7 @@ var _ = Describe("Authentication", func() {
 		var secret corev1.Secret
 		Expect(h.k8s.Get(context.Background(), client.ObjectKey{Namespace: t.namespace, Name: t.secret}, &secret)).To(Succeed())
 		old := t.key
-		t.key = "ak_" + randomHex(16)
+		t.key = framework.NewKey("restapi")
 		secret.Data[evaluationv1alpha1.DefaultAPIKeySecretKey] = []byte(t.key)
 		Expect(h.k8s.Update(context.Background(), &secret)).To(Succeed())
 		Expect(h.waitKey(context.Background(), t.key, true)).To(Succeed())
@@ -92,7 +93,7 @@ var _ = Describe("Authentication", func() {
 	})
 
 	It("ignores Secrets without the label", func() {
-		key := "ak_" + randomHex(16)
+		key := framework.NewKey("restapi")
 		Expect(h.k8s.Create(context.Background(), &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "unlabelled"},
 			Data:       map[string][]byte{evaluationv1alpha1.DefaultAPIKeySecretKey: []byte(key)},
@@ -102,7 +103,7 @@ var _ = Describe("Authentication", func() {
 
 	It("refuses a key held in two namespaces, since it does not say which one it grants", func() {
 		other := newTenant()
-		Expect(h.k8s.Create(context.Background(), keySecret(other.namespace, "copy", t.key))).To(Succeed())
+		Expect(h.k8s.Create(context.Background(), framework.KeySecret(other.namespace, "copy", t.key))).To(Succeed())
 		Eventually(func() error { _, _, err := h.server.keys.lookup(t.key); return err }).Should(MatchError(errAmbiguousKey))
 		expectUnauthorized(postMetric(t, variantBody("human", "int")))
 		expectNothingCreated(t.namespace)

@@ -3,8 +3,6 @@ package restapi
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,10 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // harness is a real control plane with a manager running the reconcilers in
@@ -59,17 +56,17 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 			err = errors.Join(err, h.stop())
 		}
 	}()
-	if h.env, err = testenv.New(); err != nil {
+	if h.env, err = framework.NewEnvironment(); err != nil {
 		return nil, err
 	}
 	if h.cfg, err = h.env.Start(); err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
-	if h.k8s, err = client.New(h.cfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
+	if h.k8s, err = client.New(h.cfg, client.Options{Scheme: framework.Scheme()}); err != nil {
 		return nil, err
 	}
 	h.mgr, err = ctrl.NewManager(h.cfg, ctrl.Options{
-		Scheme:     testenv.Scheme(),
+		Scheme:     framework.Scheme(),
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Logger:     log,
@@ -150,34 +147,18 @@ type tenant struct {
 	namespace, secret, key string
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // newTenant creates a namespace and a key Secret, and waits until the
 // servers accept the key.
 func (h *harness) newTenant(ctx context.Context) (tenant, error) {
-	t := tenant{namespace: "t-" + randomHex(4), secret: "api-key", key: "ak_" + randomHex(16)}
+	t := tenant{namespace: "t-" + framework.RandomHex(4), secret: "api-key", key: framework.NewKey("restapi")}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: t.namespace}}
 	if err := h.k8s.Create(ctx, ns); err != nil {
 		return t, err
 	}
-	if err := h.k8s.Create(ctx, keySecret(t.namespace, t.secret, t.key)); err != nil {
+	if err := h.k8s.Create(ctx, framework.KeySecret(t.namespace, t.secret, t.key)); err != nil {
 		return t, err
 	}
 	return t, h.waitKey(ctx, t.key, true)
-}
-
-func keySecret(namespace, name, key string) *corev1.Secret {
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: namespace, Name: name,
-			Labels: map[string]string{evaluationv1alpha1.APIKeyLabel: "true"},
-		},
-		Data: map[string][]byte{evaluationv1alpha1.DefaultAPIKeySecretKey: []byte(key)},
-	}
 }
 
 // waitKey waits until both servers' keyrings know (or no longer know) key.

@@ -20,7 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 func TestRestAPI(t *testing.T) {
@@ -34,7 +34,7 @@ var (
 	router routers.Router
 	// logs holds everything the manager and the servers logged, request
 	// logs (V(1)) included, so the suite can check that no key leaked.
-	logs = &testenv.Buffer{}
+	logs = &framework.Buffer{}
 )
 
 var _ = BeforeSuite(func() {

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package bench measures the operator against the floors under it: the API
 // server's own write rate and the upstream service's latency. It is not part
 // of `make test`; run it with `make bench` (N=1000) or `make bench-long`
@@ -20,10 +36,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/testenv"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var (
@@ -39,7 +53,7 @@ var (
 // bench is the control plane, the upstream test server and a client of the
 // benchmark's own, shared by every run.
 type bench struct {
-	cp     *devenv.ControlPlane
+	cp     *framework.ControlPlane
 	cfg    *rest.Config // the API server, with client-side rate limiting off
 	k8s    client.WithWatch
 	server *evalapitest.Server
@@ -92,7 +106,7 @@ func TestBench(t *testing.T) {
 func setUp(t *testing.T) *bench {
 	t.Helper()
 	dir := t.TempDir()
-	cp, err := devenv.StartControlPlane(dir)
+	cp, err := framework.StartControlPlane(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +116,7 @@ func setUp(t *testing.T) *bench {
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS = -1
 	b := &bench{cp: cp, cfg: cfg, dir: dir}
-	if b.k8s, err = client.NewWithWatch(cfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
+	if b.k8s, err = client.NewWithWatch(cfg, client.Options{Scheme: framework.Scheme()}); err != nil {
 		t.Fatal(err)
 	}
 	b.server = evalapitest.New(evalapitest.WithLatency(*flagLatency))
@@ -124,5 +138,5 @@ func parseInts(list string) ([]int, error) {
 
 // newNamespace creates a namespace with a key Secret the test server accepts.
 func (b *bench) newNamespace(ctx context.Context, prefix string) (string, error) {
-	return testbed.NewNamespace(ctx, b.k8s, prefix, evalapitest.DefaultKey)
+	return framework.NewNamespace(ctx, b.k8s, prefix, evalapitest.DefaultKey)
 }

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package bench
 
 import (
@@ -19,8 +35,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/testenv"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // apiCounter counts the requests a manager sends to the API server.
@@ -81,7 +96,7 @@ func (b *bench) startManager(ctx context.Context, opts controller.Options, add f
 	cfg := rest.CopyConfig(b.cfg)
 	cfg.Wrap(r.api.wrap)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 testenv.Scheme(),
+		Scheme:                 framework.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Every run starts a manager of its own in this one process.
@@ -135,9 +150,9 @@ func familyMap(list []*dto.MetricFamily) map[string]*dto.MetricFamily {
 
 func statsOf(families map[string]*dto.MetricFamily) reconcileStats {
 	return reconcileStats{
-		total:  testbed.Sum(families, "controller_runtime_reconcile_total", map[string]string{"controller": "metric"}),
-		errors: testbed.Sum(families, "controller_runtime_reconcile_errors_total", map[string]string{"controller": "metric"}),
-		depth:  testbed.Sum(families, "workqueue_depth", map[string]string{"name": "metric"}),
+		total:  framework.Sum(families, "controller_runtime_reconcile_total", map[string]string{"controller": "metric"}),
+		errors: framework.Sum(families, "controller_runtime_reconcile_errors_total", map[string]string{"controller": "metric"}),
+		depth:  framework.Sum(families, "workqueue_depth", map[string]string{"name": "metric"}),
 	}
 }
 

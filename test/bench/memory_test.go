@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package bench
 
 import (
@@ -8,8 +24,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // createWorkers creates the backlog of the memory run; its time is not measured.
@@ -18,7 +33,7 @@ const createWorkers = 16
 // memoryRun runs the manager binary over a backlog of n new Metrics, then
 // restarts it over them once Ready, and reports its time and peak memory.
 func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
-	bin, err := devenv.Build(ctx, b.dir)
+	bin, err := framework.BuildManager(ctx, b.dir)
 	if err != nil {
 		return err
 	}
@@ -26,8 +41,8 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := testbed.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
-		return b.k8s.Create(ctx, testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+	if _, _, err := framework.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
+		return b.k8s.Create(ctx, framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
 	}); err != nil {
 		return err
 	}
@@ -35,7 +50,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return err
 	}
-	opts := testbed.Options{Binary: bin, Kubeconfig: b.cp.Kubeconfig, Log: os.Stderr, Args: []string{
+	opts := framework.MeteredOptions{Binary: bin, Kubeconfig: b.cp.Kubeconfig, Log: os.Stderr, Args: []string{
 		"--api-url=" + b.server.URL(),
 		"--max-concurrent-reconciles=" + strconv.Itoa(c),
 		// The default of 20/s would be the limit; it is reported separately.
@@ -44,7 +59,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	}}
 
 	start := time.Now()
-	sync, err := testbed.Start(opts)
+	sync, err := framework.StartMetered(opts)
 	if err != nil {
 		return err
 	}
@@ -61,7 +76,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	tab.add(label+"peak RSS (VmHWM) syncing", mib(syncMem.Peak),
 		fmt.Sprintf("RSS after %s, Go heap in use %s", mib(syncMem.Current), mib(heap)), "")
 
-	restart, err := testbed.Start(opts)
+	restart, err := framework.StartMetered(opts)
 	if err != nil {
 		return err
 	}
@@ -73,7 +88,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 		return statsOf(families), nil
 	}, reconcileStats{}, n)
 	if err == nil {
-		var restartMem testbed.Memory
+		var restartMem framework.Memory
 		restartMem, heap, err = memoryOf(ctx, restart)
 		tab.add(label+"peak RSS (VmHWM) restarting over Ready Metrics", mib(restartMem.Peak),
 			fmt.Sprintf("Go heap in use %s", mib(heap)), "")
@@ -85,7 +100,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 }
 
 // memoryOf reads p's resident set and the Go heap in use it reports.
-func memoryOf(ctx context.Context, p *testbed.Process) (testbed.Memory, int64, error) {
+func memoryOf(ctx context.Context, p *framework.MeteredManager) (framework.Memory, int64, error) {
 	mem, err := p.Memory()
 	if err != nil {
 		return mem, 0, err
@@ -94,5 +109,5 @@ func memoryOf(ctx context.Context, p *testbed.Process) (testbed.Memory, int64, e
 	if err != nil {
 		return mem, 0, err
 	}
-	return mem, int64(testbed.Sum(families, "go_memstats_heap_inuse_bytes", nil)), nil
+	return mem, int64(framework.Sum(families, "go_memstats_heap_inuse_bytes", nil)), nil
 }

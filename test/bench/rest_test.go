@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package bench
 
 import (
@@ -18,7 +34,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/restapi"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // restRun measures POST metric on the REST server in standalone mode with c
@@ -31,8 +47,8 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		return fmt.Errorf("raw creates: %w", err)
 	}
 
-	key := testbed.NewKey() // unique: the REST server finds the namespace by key
-	ns, err := testbed.NewNamespace(ctx, b.k8s, "bench-rest", key)
+	key := framework.NewKey("bench") // unique: the REST server finds the namespace by key
+	ns, err := framework.NewNamespace(ctx, b.k8s, "bench-rest", key)
 	if err != nil {
 		return err
 	}
@@ -66,7 +82,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 	if err := post.waitAccepted(ctx); err != nil {
 		return err
 	}
-	elapsed, latencies, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		return post.metric(ctx, fmt.Sprintf("rest-%05d", i), i)
 	})
 	if err != nil {
@@ -88,8 +104,8 @@ func (b *bench) rawCreates(ctx context.Context, n, c int) (time.Duration, []time
 	if err != nil {
 		return 0, nil, err
 	}
-	elapsed, latencies, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		return b.k8s.Create(ctx, testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		return b.k8s.Create(ctx, framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
 	})
 	if err != nil {
 		return 0, nil, err
@@ -105,7 +121,7 @@ type poster struct {
 
 // metric creates Metric name of variant i and expects 201.
 func (p poster) metric(ctx context.Context, name string, i int) error {
-	m := testbed.NewMetric("", name, i)
+	m := framework.NewMetric("", name, i)
 	body, err := json.Marshal(evalapi.MetricRequest{
 		Name: m.Spec.Name, EvalType: string(m.Spec.EvalType), OutputType: string(m.Spec.OutputType),
 		PromptTemplate: m.Spec.PromptTemplate,

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package bench
 
 import (
@@ -15,7 +31,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // quietPeriod is how long a restarted manager is watched after its resync
@@ -108,8 +124,8 @@ func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, err
 	if err != nil {
 		return 0, err
 	}
-	elapsed, _, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		m := testbed.NewMetric("floor", fmt.Sprintf("floor-%d", i), i)
+	elapsed, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		m := framework.NewMetric("floor", fmt.Sprintf("floor-%d", i), i)
 		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), evalapi.MetricRequest{
 			Name: m.Spec.Name, EvalType: string(m.Spec.EvalType), OutputType: string(m.Spec.OutputType),
 			PromptTemplate: m.Spec.PromptTemplate,
@@ -126,8 +142,8 @@ func (b *bench) apiServerFloor(ctx context.Context, n, c int) (time.Duration, er
 	if err != nil {
 		return 0, err
 	}
-	elapsed, _, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		m := testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i)
+	elapsed, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		m := framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i)
 		if err := b.k8s.Create(ctx, m); err != nil {
 			return err
 		}
@@ -155,8 +171,8 @@ func (b *bench) createAndWaitReady(ctx context.Context, ns string, n, c int) (ti
 		return 0, err
 	}
 	start := time.Now()
-	if _, _, err := testbed.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		return b.k8s.Create(ctx, testbed.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+	if _, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		return b.k8s.Create(ctx, framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
 	}); err != nil {
 		return 0, err
 	}
@@ -184,7 +200,7 @@ func (b *bench) watchReady(ctx context.Context, ns string, n int) (<-chan error,
 				done <- fmt.Errorf("watching Metrics: %v", ev.Object)
 				return
 			}
-			status, _ := testbed.Ready(m)
+			status, _ := framework.Ready(m)
 			if ev.Type != watch.Deleted && status == metav1.ConditionTrue {
 				ready[m.Name] = true
 			} else {

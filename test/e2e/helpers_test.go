@@ -1,10 +1,24 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -17,8 +31,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // stopGrace is how long a manager gets to shut down when its spec ends.
@@ -27,11 +40,11 @@ const stopGrace = 10 * time.Second
 // startManager runs the manager binary with args until the spec ends, and
 // waits until it is ready. Its output goes to GinkgoWriter, each line behind
 // name. Metrics are off, so replicas do not compete for a port.
-func startManager(ctx context.Context, name string, args ...string) *devenv.Manager {
+func startManager(ctx context.Context, name string, args ...string) *framework.Manager {
 	GinkgoHelper()
-	probeAddr, err := devenv.FreeAddr()
+	probeAddr, err := framework.FreeAddr()
 	Expect(err).NotTo(HaveOccurred())
-	m, err := devenv.StartManager(managerBinary, controlPlane.Kubeconfig, probeAddr, &prefixed{name: name},
+	m, err := framework.StartManager(managerBinary, controlPlane.Kubeconfig, probeAddr, &prefixed{name: name},
 		append([]string{"--metrics-bind-address=0"}, args...)...)
 	Expect(err).NotTo(HaveOccurred())
 	// One killed after stopGrace has stopped all the same; its log shows why.
@@ -73,21 +86,11 @@ func newNamespace(ctx context.Context, name string) string {
 // labelled, the REST server accepts the key for the Secret's namespace.
 func createKeySecret(ctx context.Context, namespace, name, key string, labelled bool) {
 	GinkgoHelper()
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		StringData: map[string]string{v1alpha1.DefaultAPIKeySecretKey: key},
-	}
-	if labelled {
-		s.Labels = map[string]string{v1alpha1.APIKeyLabel: "true"}
+	s := framework.KeySecret(namespace, name, key)
+	if !labelled {
+		s.Labels = nil
 	}
 	Expect(k8s.Create(ctx, s)).To(Succeed())
-}
-
-// newKey returns a random ak_ key.
-func newKey() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // never fails
-	return "ak_e2e_" + hex.EncodeToString(b)
 }
 
 // kstatus fetches an object and computes its status the way Argo CD and

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
@@ -13,16 +29,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var _ = Describe("The REST server", func() {
 	It("answers a POST metric with 201 and a Metric resource", func(ctx SpecContext) {
 		ns := newNamespace(ctx, "rest")
-		key := newKey()
+		key := framework.NewKey("e2e")
 		createKeySecret(ctx, ns, "rest-key", key, true)
-		addr, err := devenv.FreeAddr()
+		addr, err := framework.FreeAddr()
 		Expect(err).NotTo(HaveOccurred())
 		startManager(ctx, "manager", "--serve-api="+addr)
 

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package packaging checks the operator's install manifests, the kustomize
 // tree in config/ and the Helm chart, the way a platform team meets them:
 // rendered, then applied with server-side apply and strict field validation
@@ -14,7 +30,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 func TestPackaging(t *testing.T) {
@@ -30,9 +46,9 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	repoRoot = testenv.RepoRoot()
+	repoRoot = framework.RepoRoot()
 
-	env, err := testenv.New()
+	env, err := framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
 	// The specs install the CRDs themselves, from the renders under test.
 	env.CRDDirectoryPaths = nil

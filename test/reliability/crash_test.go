@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reliability
 
 import (
@@ -10,7 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var _ = Describe("Stopping the manager mid-create", func() {
@@ -26,7 +42,7 @@ var _ = Describe("Stopping the manager mid-create", func() {
 	// interrupt runs trials: each creates perTrial Metrics, starts a manager
 	// and, at a random point after the trial's first create request, stops it
 	// with stop. A last manager then runs until every Metric settles.
-	interrupt := func(ctx context.Context, f *fixture, trials int, stop func(*testbed.Process) error) settled {
+	interrupt := func(ctx context.Context, f *fixture, trials int, stop func(*framework.MeteredManager) error) settled {
 		GinkgoHelper()
 		random := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
 		for trial := range trials {
@@ -47,7 +63,7 @@ var _ = Describe("Stopping the manager mid-create", func() {
 	It("never creates a Metric twice, nor loses one, when killed (SIGKILL) at random points", func(ctx SpecContext) {
 		trials := scale(5, 50)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
-		s := interrupt(ctx, f, trials, (*testbed.Process).Kill)
+		s := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
 		toAdopt := f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		// The kills must have hit the window the create-pending guard
@@ -61,7 +77,7 @@ var _ = Describe("Stopping the manager mid-create", func() {
 	It("finishes the creates in flight when stopped (SIGTERM), as in a rolling update", func(ctx SpecContext) {
 		trials := scale(5, 20)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
-		s := interrupt(ctx, f, trials, (*testbed.Process).Terminate)
+		s := interrupt(ctx, f, trials, (*framework.MeteredManager).Terminate)
 		f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		AddReportEntry("SIGTERM", fmt.Sprintf("%d graceful stops; %d Metrics: %d Ready, %d CreateOutcomeUnknown; %d upstream creates, 0 duplicates",

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reliability
 
 import (
@@ -8,7 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/eval-operator/eval-operator/internal/testenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // defaultFuzzTime is how long the long run fuzzes; RELIABILITY_FUZZTIME overrides it.
@@ -30,7 +46,7 @@ var _ = Describe("Bad input", func() {
 		}
 		cmd := exec.CommandContext(ctx, "go", "test", "-run=^$", "-fuzz=^FuzzDecodeMetricRequest$",
 			"-fuzztime="+fuzzTime.String(), "./internal/restapi")
-		cmd.Dir = testenv.RepoRoot()
+		cmd.Dir = framework.RepoRoot()
 		out, err := cmd.CombinedOutput()
 		_, _ = GinkgoWriter.Write(out)
 		Expect(err).NotTo(HaveOccurred(), "the fuzzer found a failing input (saved under internal/restapi/testdata/fuzz):\n%s", out)

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reliability
 
 import (
@@ -20,7 +36,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // createWorkers is how many objects are created at once.
@@ -42,14 +58,14 @@ type fixture struct {
 	ns     string
 	// secrets are the key values that must never be shown.
 	secrets []string
-	procs   []*testbed.Process
+	procs   []*framework.MeteredManager
 	// logLevel is the managers' --zap-log-level.
 	logLevel string
 }
 
 func newFixture(ctx context.Context, opts ...evalapitest.Option) *fixture {
 	GinkgoHelper()
-	key := testbed.NewKey()
+	key := framework.NewKey("rel")
 	f := &fixture{
 		server:   evalapitest.New(append([]evalapitest.Option{evalapitest.WithKeys(key)}, opts...)...),
 		logLevel: debugLogs,
@@ -57,16 +73,16 @@ func newFixture(ctx context.Context, opts ...evalapitest.Option) *fixture {
 	DeferCleanup(f.server.Close)
 	f.secrets = []string{key}
 	var err error
-	f.ns, err = testbed.NewNamespace(ctx, k8s, "rel", key)
+	f.ns, err = framework.NewNamespace(ctx, k8s, "rel", key)
 	Expect(err).NotTo(HaveOccurred())
 	return f
 }
 
 // start runs the manager binary against the fixture's server, logging at
 // f.logLevel so that a key in a log line would show.
-func (f *fixture) start(args ...string) *testbed.Process {
+func (f *fixture) start(args ...string) *framework.MeteredManager {
 	GinkgoHelper()
-	p, err := testbed.Start(testbed.Options{
+	p, err := framework.StartMetered(framework.MeteredOptions{
 		Binary: binary, Kubeconfig: kubeconfig, Log: GinkgoWriter,
 		Args: append([]string{"--api-url=" + f.server.URL(), "--zap-log-level=" + f.logLevel}, args...),
 	})
@@ -82,8 +98,8 @@ func (f *fixture) start(args ...string) *testbed.Process {
 // createMetrics creates n Metrics named prefix-0000 and so on.
 func (f *fixture) createMetrics(ctx context.Context, prefix string, n int) {
 	GinkgoHelper()
-	_, _, err := testbed.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
-		return k8s.Create(ctx, testbed.NewMetric(f.ns, fmt.Sprintf("%s-%04d", prefix, i), i))
+	_, _, err := framework.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
+		return k8s.Create(ctx, framework.NewMetric(f.ns, fmt.Sprintf("%s-%04d", prefix, i), i))
 	})
 	Expect(err).NotTo(HaveOccurred())
 }
@@ -107,7 +123,7 @@ func (f *fixture) expectSettled(ctx context.Context, n int, timeout time.Duratio
 		g.Expect(list.Items).To(HaveLen(n))
 		s = settled{}
 		for _, m := range list.Items {
-			status, reason := testbed.Ready(&m)
+			status, reason := framework.Ready(&m)
 			isReady, isUnknown := status == metav1.ConditionTrue, reason == v1alpha1.ReasonCreateOutcomeUnknown
 			g.Expect(isReady || isUnknown).To(BeTrue(), "Metric %s is not settled: Ready=%q, reason %q", m.Name, status, reason)
 			if isReady {
@@ -148,7 +164,7 @@ func (f *fixture) expectNothingLost(ctx context.Context) (toAdopt int) {
 	for _, m := range list.Items {
 		remote := ids[m.Spec.Name]
 		Expect(len(remote)).To(BeNumerically("<=", 1), "Metric %s was created %d times", m.Name, len(remote))
-		if status, _ := testbed.Ready(&m); status != metav1.ConditionTrue {
+		if status, _ := framework.Ready(&m); status != metav1.ConditionTrue {
 			toAdopt += len(remote)
 			continue
 		}

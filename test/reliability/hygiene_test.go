@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reliability
 
 import (
@@ -9,26 +25,24 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var _ = Describe("Secret hygiene", func() {
 	It("shows no key, accepted, refused or malformed, in logs of any verbosity, events, status or metrics, REST server included", func(ctx SpecContext) {
 		f := newFixture(ctx)
 		f.logLevel = fullLogs
-		refused := f.addKeySecret(ctx, "refused-key", testbed.NewKey()) // an ak_ key the service answers 401 to
-		malformed := f.addKeySecret(ctx, "malformed-key", "sk_live_"+testbed.RandomHex(12))
+		refused := f.addKeySecret(ctx, "refused-key", framework.NewKey("rel")) // an ak_ key the service answers 401 to
+		malformed := f.addKeySecret(ctx, "malformed-key", "sk_live_"+framework.RandomHex(12))
 
-		good := testbed.NewMetric(f.ns, "good", 0)
-		unauthorized := testbed.NewMetric(f.ns, "unauthorized", 1)
+		good := framework.NewMetric(f.ns, "good", 0)
+		unauthorized := framework.NewMetric(f.ns, "unauthorized", 1)
 		unauthorized.Spec.APIKeySecretRef.Name = refused
-		invalid := testbed.NewMetric(f.ns, "invalid", 2)
+		invalid := framework.NewMetric(f.ns, "invalid", 2)
 		invalid.Spec.APIKeySecretRef.Name = malformed
 		deletion := &v1alpha1.TestsetDeletion{
 			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "unauthorized"},
@@ -39,7 +53,7 @@ var _ = Describe("Secret hygiene", func() {
 		for _, obj := range []client.Object{good, unauthorized, invalid, deletion} {
 			Expect(k8s.Create(ctx, obj)).To(Succeed())
 		}
-		rest, err := devenv.FreeAddr()
+		rest, err := framework.FreeAddr()
 		Expect(err).NotTo(HaveOccurred())
 		f.start("--serve-api=" + rest)
 		// The REST server reads the same keys: one it accepts, one it does not know.
@@ -63,14 +77,14 @@ var _ = Describe("Secret hygiene", func() {
 	}, SpecTimeout(2*time.Minute))
 })
 
-// addKeySecret adds a Secret holding key to the namespace, records key as
-// one that must never be shown, and returns the Secret's name.
+// addKeySecret adds a Secret holding key to the namespace, unlabelled so the
+// REST server does not accept the key, records key as one that must never be
+// shown, and returns the Secret's name.
 func (f *fixture) addKeySecret(ctx context.Context, name, key string) string {
 	GinkgoHelper()
-	Expect(k8s.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
-		Data:       map[string][]byte{v1alpha1.DefaultAPIKeySecretKey: []byte(key)},
-	})).To(Succeed())
+	secret := framework.KeySecret(f.ns, name, key)
+	secret.Labels = nil
+	Expect(k8s.Create(ctx, secret)).To(Succeed())
 	f.secrets = append(f.secrets, key)
 	return name
 }
@@ -80,7 +94,7 @@ func expectReason(ctx context.Context, m *v1alpha1.Metric, reason string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) string {
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		_, r := testbed.Ready(m)
+		_, r := framework.Ready(m)
 		return r
 	}).WithContext(ctx).WithTimeout(30*time.Second).Should(Equal(reason), "Metric %s", m.Name)
 }

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package reliability
 
 import (
@@ -12,7 +28,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/test/reliability/testbed"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var _ = Describe("Fault soak", func() {
@@ -41,7 +57,7 @@ var _ = Describe("Fault soak", func() {
 		// Delete every tenth Metric while its create may be under way.
 		deleted := 0
 		for i := 0; i < metrics; i += 10 {
-			m := testbed.NewMetric(f.ns, fmt.Sprintf("soak-%04d", i), i)
+			m := framework.NewMetric(f.ns, fmt.Sprintf("soak-%04d", i), i)
 			Expect(client.IgnoreNotFound(k8s.Delete(ctx, m))).To(Succeed())
 			deleted++
 		}
@@ -73,7 +89,7 @@ var _ = Describe("Fault soak", func() {
 // TestcaseDeletions of perBulk ids each.
 func (f *fixture) createDeletions(ctx context.Context, testsets, bulks, perBulk int) {
 	GinkgoHelper()
-	ref := &v1alpha1.SecretKeySelector{Name: testbed.KeySecret}
+	ref := &v1alpha1.SecretKeySelector{Name: framework.KeySecretName}
 	for i, id := range f.testsetIDs(testsets) {
 		Expect(k8s.Create(ctx, &v1alpha1.TestsetDeletion{
 			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: fmt.Sprintf("ts-%03d", i)},

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package reliability runs the built manager binary against a real API
 // server and the upstream test server, and injects what production brings:
 // SIGKILL at random points, an upstream that fails, times out and resets, bad
@@ -17,7 +33,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 var (
@@ -37,13 +53,13 @@ func TestReliability(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 	dir := GinkgoT().TempDir()
-	cp, err := devenv.StartControlPlane(dir)
+	cp, err := framework.StartControlPlane(dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cp.Stop)
 	kubeconfig = cp.Kubeconfig
 	k8s, err = cp.Client()
 	Expect(err).NotTo(HaveOccurred())
-	binary, err = devenv.Build(ctx, dir)
+	binary, err = framework.BuildManager(ctx, dir)
 	Expect(err).NotTo(HaveOccurred())
 }, NodeTimeout(5*time.Minute))
 

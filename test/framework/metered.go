@@ -1,10 +1,20 @@
-// Package testbed holds what the reliability suite and the benchmarks share
-// on top of devenv: the manager binary run with its metrics served and its
-// memory read, the objects they create, and a parallel driver. The
-// reliability suite kills the manager with SIGKILL and reads its logs; the
-// benchmarks read its peak memory. A child process is what production runs,
-// so neither a crash nor memory use is simulated.
-package testbed
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
 
 import (
 	"context"
@@ -20,19 +30,16 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/eval-operator/eval-operator/hack/dev/devenv"
-	"github.com/eval-operator/eval-operator/internal/testenv"
 )
 
 // stopGrace is how long Terminate waits after SIGTERM before it kills.
 const stopGrace = 30 * time.Second
 
-// Options describe one run of the manager.
-type Options struct {
-	// Binary is the path devenv.Build returned.
+// MeteredOptions describe one run of a MeteredManager.
+type MeteredOptions struct {
+	// Binary is the path BuildManager returned.
 	Binary string
-	// Kubeconfig is the control plane's devenv.ControlPlane.Kubeconfig.
+	// Kubeconfig is the control plane's ControlPlane.Kubeconfig.
 	Kubeconfig string
 	// Args are added to the command line, e.g. --api-url.
 	Args []string
@@ -40,29 +47,33 @@ type Options struct {
 	Log io.Writer
 }
 
-// Process is a manager started by Start; devenv.Manager stops and kills it.
-type Process struct {
-	*devenv.Manager
-	output testenv.Buffer
+// MeteredManager is a manager binary run with its metrics served and its
+// output kept, for the reliability suite, which kills it with SIGKILL and
+// searches its logs, and the benchmarks, which read its peak memory. A child
+// process is what production runs, so neither a crash nor memory use is
+// simulated. Its Manager stops and kills it.
+type MeteredManager struct {
+	*Manager
+	output Buffer
 	// MetricsURL is the manager's plain-HTTP Prometheus endpoint.
 	MetricsURL string
 }
 
-// Start runs the manager with its metrics served over plain HTTP on a free
-// loopback port and the health probes off, so that several managers (and
-// other people's tests) can run on one machine.
-func Start(opts Options) (*Process, error) {
-	addr, err := devenv.FreeAddr()
+// StartMetered runs the manager with its metrics served over plain HTTP on
+// a free loopback port and the health probes off, so that several managers
+// (and other people's tests) can run on one machine.
+func StartMetered(opts MeteredOptions) (*MeteredManager, error) {
+	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{MetricsURL: "http://" + addr + "/metrics"}
+	p := &MeteredManager{MetricsURL: "http://" + addr + "/metrics"}
 	var out io.Writer = &p.output
 	if opts.Log != nil {
 		out = io.MultiWriter(&p.output, opts.Log)
 	}
 	args := append([]string{"--metrics-bind-address=" + addr, "--metrics-secure=false"}, opts.Args...)
-	if p.Manager, err = devenv.StartManager(opts.Binary, opts.Kubeconfig, "0", out, args...); err != nil {
+	if p.Manager, err = StartManager(opts.Binary, opts.Kubeconfig, "0", out, args...); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -70,10 +81,10 @@ func Start(opts Options) (*Process, error) {
 
 // Terminate stops the manager as the kubelet does: SIGTERM, and SIGKILL
 // after stopGrace, which it reports as an error.
-func (p *Process) Terminate() error { return p.Stop(stopGrace, nil) }
+func (p *MeteredManager) Terminate() error { return p.Stop(stopGrace, nil) }
 
 // Output is everything the manager wrote to stdout and stderr so far.
-func (p *Process) Output() string { return p.output.String() }
+func (p *MeteredManager) Output() string { return p.output.String() }
 
 // Memory is the manager's resident set size, from /proc (Linux only).
 type Memory struct {
@@ -84,7 +95,7 @@ type Memory struct {
 }
 
 // Memory reads the running manager's resident set sizes.
-func (p *Process) Memory() (Memory, error) {
+func (p *MeteredManager) Memory() (Memory, error) {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.Pid()), "status"))
 	if err != nil {
 		return Memory{}, fmt.Errorf("reading the manager's memory: %w", err)
@@ -115,7 +126,7 @@ func parseKB(v string) (int64, error) {
 }
 
 // ScrapeText returns the metrics endpoint's page as served.
-func (p *Process) ScrapeText(ctx context.Context) (string, error) {
+func (p *MeteredManager) ScrapeText(ctx context.Context) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.MetricsURL, nil)
 	if err != nil {
 		return "", err
@@ -136,7 +147,7 @@ func (p *Process) ScrapeText(ctx context.Context) (string, error) {
 }
 
 // Scrape returns the manager's metrics, parsed.
-func (p *Process) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+func (p *MeteredManager) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	text, err := p.ScrapeText(ctx)
 	if err != nil {
 		return nil, err

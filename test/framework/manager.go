@@ -1,8 +1,20 @@
-// Package devenv runs the operator locally, the way `make dev`, the e2e and
-// reliability suites and the benchmarks do: a real kube-apiserver and etcd
-// (envtest) with the CRDs installed, a kubeconfig file for them, and the
-// manager binary built and run as a child process.
-package devenv
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
 
 import (
 	"context"
@@ -13,89 +25,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
-
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-
-	"github.com/eval-operator/eval-operator/internal/testenv"
 )
-
-// Build compiles the manager (./cmd) into dir and returns the binary's path.
-func Build(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "manager")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd")
-	cmd.Dir = testenv.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the manager: %w\n%s", err, out)
-	}
-	return bin, nil
-}
-
-// ControlPlane is a local kube-apiserver and etcd with this project's CRDs.
-type ControlPlane struct {
-	// Config is a cluster admin's connection to the API server.
-	Config *rest.Config
-	// Kubeconfig is the path of a kubeconfig file for Config, for kubectl
-	// and the manager.
-	Kubeconfig string
-
-	env *envtest.Environment
-}
-
-// StartControlPlane starts the control plane, installs the CRDs and writes
-// a cluster admin's kubeconfig to dir/kubeconfig.
-func StartControlPlane(dir string) (*ControlPlane, error) {
-	env, err := testenv.New()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := env.Start(); err != nil {
-		return nil, fmt.Errorf("starting the control plane: %w", err)
-	}
-	cp := &ControlPlane{env: env, Kubeconfig: filepath.Join(dir, "kubeconfig")}
-	if err := cp.writeKubeconfig(); err != nil {
-		return nil, errors.Join(err, env.Stop())
-	}
-	return cp, nil
-}
-
-func (c *ControlPlane) writeKubeconfig() error {
-	// On envtest's admin config, for its client-side rate limit sized for tests.
-	admin, err := c.env.AddUser(envtest.User{Name: "dev-admin", Groups: []string{"system:masters"}}, c.env.Config)
-	if err != nil {
-		return fmt.Errorf("adding the admin user: %w", err)
-	}
-	data, err := admin.KubeConfig()
-	if err != nil {
-		return fmt.Errorf("writing the admin kubeconfig: %w", err)
-	}
-	if err := os.WriteFile(c.Kubeconfig, data, 0o600); err != nil {
-		return fmt.Errorf("writing the admin kubeconfig: %w", err)
-	}
-	c.Config = admin.Config()
-	return nil
-}
-
-// Client returns a client for the built-in kinds and this project's kinds.
-func (c *ControlPlane) Client() (client.Client, error) {
-	return client.New(c.Config, client.Options{Scheme: testenv.Scheme()})
-}
-
-// Stop stops the API server and etcd and removes their data and the
-// kubeconfig, which would point at nothing.
-func (c *ControlPlane) Stop() error {
-	if err := c.env.Stop(); err != nil {
-		return fmt.Errorf("stopping the control plane: %w", err)
-	}
-	if err := os.Remove(c.Kubeconfig); err != nil {
-		return fmt.Errorf("removing the kubeconfig: %w", err)
-	}
-	return nil
-}
 
 // Manager is a running manager binary.
 type Manager struct {

@@ -1,6 +1,25 @@
-// Package testenv starts the real kube-apiserver and etcd (envtest) that the
-// test suites run against, with this project's CRDs installed.
-package testenv
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package framework is the test infrastructure the suites share, in the
+// spirit of cluster-api's test/framework: the envtest control plane with this
+// project's CRDs, the manager binary built and run as a child process (as
+// `make dev`, the e2e and reliability suites and the benchmarks run it),
+// and the objects, keys and parallel driver they put load on it with.
+package framework
 
 import (
 	"fmt"
@@ -33,10 +52,10 @@ func Scheme() *k8sruntime.Scheme {
 	return s
 }
 
-// New returns an envtest environment with the CRDs of config/crd/bases. It
-// reads the binaries from KUBEBUILDER_ASSETS, defaulting to bin/k8s (what
-// `make envtest` provides), so a suite also runs from an IDE.
-func New() (*envtest.Environment, error) {
+// NewEnvironment returns an envtest environment with the CRDs of
+// config/crd/bases. It reads the binaries from KUBEBUILDER_ASSETS, defaulting
+// to bin/k8s (what `make envtest` provides), so a suite also runs from an IDE.
+func NewEnvironment() (*envtest.Environment, error) {
 	root := RepoRoot()
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		assets := filepath.Join(root, "bin", "k8s")

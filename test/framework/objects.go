@@ -1,13 +1,26 @@
-package testbed
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,8 +31,9 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 )
 
-// KeySecret is the name of the Secret NewNamespace creates.
-const KeySecret = "api-key"
+// KeySecretName is the name of the Secret NewNamespace creates and NewMetric
+// refers to.
+const KeySecretName = "api-key"
 
 var (
 	evalTypes   = []v1alpha1.EvalType{v1alpha1.EvalTypeAI, v1alpha1.EvalTypeHuman, v1alpha1.EvalTypeHeuristic}
@@ -30,7 +44,7 @@ var (
 const Variants = 9
 
 // NewMetric returns Metric name in namespace, of variant i mod Variants,
-// taking its key from KeySecret. Its spec.name is name as well, so the
+// taking its key from KeySecretName. Its spec.name is name as well, so the
 // upstream's record of a create tells which Metric it was for.
 func NewMetric(namespace, name string, i int) *v1alpha1.Metric {
 	v := i % Variants
@@ -39,7 +53,7 @@ func NewMetric(namespace, name string, i int) *v1alpha1.Metric {
 		Name:            name,
 		EvalType:        evalTypes[v/len(outputTypes)],
 		OutputType:      outputTypes[v%len(outputTypes)],
-		APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: KeySecret},
+		APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: KeySecretName},
 	}
 	if spec.EvalType == v1alpha1.EvalTypeAI {
 		spec.PromptTemplate = ptr.To("Rate {{outputs.response}} from 1 to 5")
@@ -48,23 +62,29 @@ func NewMetric(namespace, name string, i int) *v1alpha1.Metric {
 }
 
 // NewNamespace creates a namespace named prefix plus a random suffix and, in
-// it, KeySecret holding key, labelled so the REST server accepts it too.
+// it, Secret KeySecretName holding key, labelled so the REST server accepts
+// it too.
 func NewNamespace(ctx context.Context, c client.Client, prefix, key string) (string, error) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: prefix + "-" + RandomHex(3)}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: prefix + "-" + RandomHex(4)}}
 	if err := c.Create(ctx, ns); err != nil {
 		return "", fmt.Errorf("creating namespace: %w", err)
 	}
-	secret := &corev1.Secret{
+	if err := c.Create(ctx, KeySecret(ns.Name, KeySecretName, key)); err != nil {
+		return "", fmt.Errorf("creating the key Secret: %w", err)
+	}
+	return ns.Name, nil
+}
+
+// KeySecret returns Secret namespace/name holding key under the default data
+// key, labelled so the REST server accepts the key for the namespace.
+func KeySecret(namespace, name, key string) *corev1.Secret {
+	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns.Name, Name: KeySecret,
+			Namespace: namespace, Name: name,
 			Labels: map[string]string{v1alpha1.APIKeyLabel: "true"},
 		},
 		Data: map[string][]byte{v1alpha1.DefaultAPIKeySecretKey: []byte(key)},
 	}
-	if err := c.Create(ctx, secret); err != nil {
-		return "", fmt.Errorf("creating the key Secret: %w", err)
-	}
-	return ns.Name, nil
 }
 
 // RandomHex returns n random bytes in hex.
@@ -74,8 +94,10 @@ func RandomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// NewKey returns a fresh test API key.
-func NewKey() string { return "ak_testbed_" + RandomHex(12) }
+// NewKey returns a fresh random ak_ key, "ak_<owner>_<hex>"; owner names
+// who made it, so that a key found where it must not be tells where it came
+// from.
+func NewKey(owner string) string { return "ak_" + owner + "_" + RandomHex(16) }
 
 // Ready returns a Metric's Ready condition status and reason, or "" and "".
 func Ready(m *v1alpha1.Metric) (metav1.ConditionStatus, string) {
@@ -84,37 +106,4 @@ func Ready(m *v1alpha1.Metric) (metav1.ConditionStatus, string) {
 		return "", ""
 	}
 	return c.Status, c.Reason
-}
-
-// Parallel calls op for i from 0 to n-1 on workers goroutines. It returns the
-// time all calls took and each call's latency, indexed by i; on failure, the
-// first error, once the calls in flight have returned.
-func Parallel(ctx context.Context, n, workers int, op func(ctx context.Context, i int) error) (time.Duration, []time.Duration, error) {
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next      atomic.Int64
-		wg        sync.WaitGroup
-		once      sync.Once
-		first     error
-		latencies = make([]time.Duration, n)
-	)
-	start := time.Now()
-	for range min(workers, n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && runCtx.Err() == nil; i = int(next.Add(1) - 1) {
-				t0 := time.Now()
-				if err := op(runCtx, i); err != nil {
-					once.Do(func() { first = err; cancel() })
-					return
-				}
-				latencies[i] = time.Since(t0)
-			}
-		})
-	}
-	wg.Wait()
-	if first == nil {
-		first = ctx.Err() // the caller gave up: some calls never ran
-	}
-	return time.Since(start), latencies, first
 }
