@@ -68,6 +68,9 @@ const (
 	ReasonDeleting = "Deleting"
 	// ReasonSecretNotFound: the referenced Secret or its data key does not exist.
 	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonSecretUnreadable: reading the referenced Secret failed for another
+	// reason than its absence (API server unavailable, RBAC); retried with backoff.
+	ReasonSecretUnreadable = "SecretUnreadable"
 	// ReasonInvalidCredentials: the referenced key is not an ak_ key; it was not sent.
 	ReasonInvalidCredentials = "InvalidCredentials"
 	// ReasonUnauthorized: the service answered 401 to the referenced key.

@@ -18,6 +18,7 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -72,5 +73,36 @@ func TestNotSucceededBacksOff(t *testing.T) {
 	}
 	if prev != backoffMax {
 		t.Errorf("backoff tops out at %s, want %s", prev, backoffMax)
+	}
+}
+
+func TestKeyFailure(t *testing.T) {
+	cases := []struct {
+		name    string
+		err     error
+		phase   phase
+		reason  string
+		backoff bool
+	}{
+		{"missing Secret", &keyUnusableError{stalled(v1alpha1.ReasonSecretNotFound, "Secret \"k\" not found")},
+			phaseStalled, v1alpha1.ReasonSecretNotFound, false},
+		{"not an ak_ key", &keyUnusableError{stalled(v1alpha1.ReasonInvalidCredentials, "not an API key")},
+			phaseStalled, v1alpha1.ReasonInvalidCredentials, false},
+		{"failed read", fmt.Errorf("reading Secret %q: %w", "k", errors.New("connection refused")),
+			phaseProgressing, v1alpha1.ReasonSecretUnreadable, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, res, err := keyFailure(tc.err)
+			if o.phase != tc.phase || o.reason != tc.reason {
+				t.Errorf("outcome = %v, want phase %v reason %s", o, tc.phase, tc.reason)
+			}
+			if res.RequeueAfter != 0 {
+				t.Errorf("RequeueAfter = %s, want none", res.RequeueAfter)
+			}
+			if (err != nil) != tc.backoff {
+				t.Errorf("error = %v, want backoff %v", err, tc.backoff)
+			}
+		})
 	}
 }

@@ -41,8 +41,10 @@ const (
 	KindRejected
 	// KindRateLimited: the service answered 429; RetryAfter says when to try again.
 	KindRateLimited
-	// KindUnavailable: the service answered 5xx. It processed nothing that
-	// it reported; a create may still have been committed.
+	// KindUnavailable: the service answered 5xx. A 5xx answer is taken to
+	// mean that the service did nothing, so it is safe to retry, a create
+	// included: the Metric reconciler clears create-pending and sends the
+	// create again.
 	KindUnavailable
 	// KindOutcomeUnknown: the request was sent but no answer arrived (timeout,
 	// connection reset). The service may or may not have acted on it.
