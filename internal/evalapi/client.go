@@ -175,9 +175,9 @@ func (c *Client) DeleteTestset(ctx context.Context, key APIKey, testsetID string
 	return s, err
 }
 
-// call is one request of an operation.
+// call is one request of a Service method.
 type call struct {
-	op       operation
+	op       serviceOp
 	method   string
 	segments []string // unescaped path segments below the base URL
 	body     any      // nil: no body
@@ -255,7 +255,7 @@ func (c *Client) endpoint(segments []string) (string, error) {
 // send does the request and reads the answer. wrote reports whether the
 // request was ever written whole, which tells a request the service cannot
 // have seen from one it may have acted on.
-func (c *Client) send(ctx context.Context, req *http.Request, op operation) (ans answer, wrote bool, err error) {
+func (c *Client) send(ctx context.Context, req *http.Request, op serviceOp) (ans answer, wrote bool, err error) {
 	var written atomic.Bool
 	trace := &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) {

@@ -102,7 +102,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // invalidKey is the error for a key that must not be sent.
-func invalidKey(op operation) *Error {
+func invalidKey(op serviceOp) *Error {
 	return &Error{Kind: KindNotSent, Op: op.name, Err: ErrInvalidKey}
 }
 

@@ -48,7 +48,7 @@ func init() {
 
 // observe records one request that was handed to the transport. statusCode
 // is 0 when no answer arrived.
-func observe(op operation, statusCode int, start time.Time) {
+func observe(op serviceOp, statusCode int, start time.Time) {
 	code := codeError
 	if statusCode != 0 {
 		code = strconv.Itoa(statusCode)

@@ -48,14 +48,14 @@ type Service interface {
 	DeleteTestset(ctx context.Context, key APIKey, testsetID string) (SuccessResponse, error)
 }
 
-// operation names one Service method in errors (name) and in metrics (label).
-type operation struct {
+// serviceOp names one Service method in errors (name) and in metrics (label).
+type serviceOp struct {
 	name  string
 	label string
 }
 
 var (
-	opCreateMetric        = operation{name: "CreateMetric", label: "create_metric"}
-	opBulkDeleteTestcases = operation{name: "BulkDeleteTestcases", label: "bulk_delete_testcases"}
-	opDeleteTestset       = operation{name: "DeleteTestset", label: "delete_testset"}
+	opCreateMetric        = serviceOp{name: "CreateMetric", label: "create_metric"}
+	opBulkDeleteTestcases = serviceOp{name: "BulkDeleteTestcases", label: "bulk_delete_testcases"}
+	opDeleteTestset       = serviceOp{name: "DeleteTestset", label: "delete_testset"}
 )

@@ -60,7 +60,7 @@ func (Standalone) DeleteTestset(_ context.Context, key APIKey, _ string) (Succes
 	return SuccessResponse{Success: true}, nil
 }
 
-func checkStandaloneKey(op operation, key APIKey) error {
+func checkStandaloneKey(op serviceOp, key APIKey) error {
 	if key != "" && !key.Valid() {
 		return invalidKey(op)
 	}
