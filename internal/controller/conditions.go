@@ -17,6 +17,8 @@ limitations under the License.
 package controller
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,6 +37,19 @@ const (
 	// phaseStalled: the operator cannot go on until a person acts.
 	phaseStalled
 )
+
+func (p phase) String() string {
+	switch p {
+	case phaseProgressing:
+		return "Progressing"
+	case phaseReady:
+		return "Ready"
+	case phaseStalled:
+		return "Stalled"
+	default:
+		return fmt.Sprintf("phase(%d)", int(p))
+	}
+}
 
 // outcome is the result of one reconcile, from which the conditions follow.
 type outcome struct {

@@ -59,10 +59,11 @@ func TestUpstreamFailure(t *testing.T) {
 }
 
 func TestNotSucceededBacksOff(t *testing.T) {
+	b := &base{backoff: defaultBackoff}
 	var prev time.Duration
 	for attempts := int32(1); attempts < 40; attempts++ {
 		st := v1alpha1.DeletionStatus{Attempts: attempts}
-		_, res, _ := notSucceeded(&st)
+		_, res, _ := b.notSucceeded(&st)
 		if res.RequeueAfter < prev || res.RequeueAfter > backoffMax || res.RequeueAfter <= 0 {
 			t.Fatalf("attempt %d: RequeueAfter %s after %s", attempts, res.RequeueAfter, prev)
 		}
