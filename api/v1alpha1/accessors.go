@@ -24,6 +24,7 @@ import (
 // Object is any of this API's kinds: each has status conditions and may
 // reference the Secret holding its API key.
 // It satisfies controller-runtime's client.Object.
+// +kubebuilder:object:generate=false
 type Object interface {
 	metav1.Object
 	runtime.Object
