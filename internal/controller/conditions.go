@@ -1,6 +1,24 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +37,19 @@ const (
 	// phaseStalled: the operator cannot go on until a person acts.
 	phaseStalled
 )
+
+func (p phase) String() string {
+	switch p {
+	case phaseProgressing:
+		return "Progressing"
+	case phaseReady:
+		return "Ready"
+	case phaseStalled:
+		return "Stalled"
+	default:
+		return fmt.Sprintf("phase(%d)", int(p))
+	}
+}
 
 // outcome is the result of one reconcile, from which the conditions follow.
 type outcome struct {

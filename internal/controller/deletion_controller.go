@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller
 
 import (
@@ -23,11 +39,16 @@ type TestsetDeletionReconciler struct {
 
 // Reconcile runs one TestsetDeletion until the service confirms it.
 func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileObject(ctx, &r.base, req, &v1alpha1.TestsetDeletion{},
-		func(d *v1alpha1.TestsetDeletion) *v1alpha1.DeletionStatus { return &d.Status }, r.sync)
+	d := &v1alpha1.TestsetDeletion{}
+	if live, err := r.getLive(ctx, req, d); !live {
+		return ctrl.Result{}, err
+	}
+	p := r.newStatusPatcher(d)
+	o, res, err := r.sync(ctx, d)
+	return p.Finish(ctx, o, res, err)
 }
 
-func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion, _ *v1alpha1.DeletionStatus) (outcome, ctrl.Result, error) {
+func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion) (outcome, ctrl.Result, error) {
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status)
 	}
@@ -41,9 +62,9 @@ func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testse
 		return upstreamFailure(err)
 	}
 	if !resp.Success {
-		return notSucceeded(&d.Status)
+		return r.notSucceeded(&d.Status)
 	}
-	return complete(&d.Status, d.Spec.TTLSecondsAfterFinished, "deleted testset "+string(d.Spec.TestsetID))
+	return r.complete(&d.Status, d.Spec.TTLSecondsAfterFinished, "deleted testset "+string(d.Spec.TestsetID))
 }
 
 // TestcaseDeletionReconciler deletes testcases in batches, recording progress
@@ -55,15 +76,19 @@ type TestcaseDeletionReconciler struct {
 
 // Reconcile runs one TestcaseDeletion until every batch is confirmed.
 func (r *TestcaseDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileObject(ctx, &r.base, req, &v1alpha1.TestcaseDeletion{},
-		func(d *v1alpha1.TestcaseDeletion) *v1alpha1.TestcaseDeletionStatus { return &d.Status }, r.sync)
+	d := &v1alpha1.TestcaseDeletion{}
+	if live, err := r.getLive(ctx, req, d); !live {
+		return ctrl.Result{}, err
+	}
+	p := r.newStatusPatcher(d)
+	o, res, err := r.sync(ctx, d, p)
+	return p.Finish(ctx, o, res, err)
 }
 
 // sync sends the remaining batches. Each confirmed batch but the last is
-// checkpointed with its own status patch (before moves along with it); the
-// last is recorded by Reconcile's patch.
+// checkpointed through p; the last is recorded when Reconcile finishes.
 func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestcaseDeletion,
-	before *v1alpha1.TestcaseDeletionStatus) (outcome, ctrl.Result, error) {
+	p *statusPatcher) (outcome, ctrl.Result, error) {
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status.DeletionStatus)
 	}
@@ -75,7 +100,8 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 	total := int32(len(ids)) //nolint:gosec // at most 10000, bounded by the CRD.
 	for d.Status.Deleted < total {
 		if d.Status.Deleted > 0 {
-			if err := r.checkpoint(ctx, d, before, total); err != nil {
+			progress := progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
+			if err := p.Checkpoint(ctx, progress); err != nil {
 				return progressing(v1alpha1.ReasonDeleting, "recording progress"), ctrl.Result{}, err
 			}
 		}
@@ -86,25 +112,12 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 			return upstreamFailure(err)
 		}
 		if !resp.Success {
-			return notSucceeded(&d.Status.DeletionStatus)
+			return r.notSucceeded(&d.Status.DeletionStatus)
 		}
 		d.Status.Deleted = end
 	}
-	return complete(&d.Status.DeletionStatus, d.Spec.TTLSecondsAfterFinished,
+	return r.complete(&d.Status.DeletionStatus, d.Spec.TTLSecondsAfterFinished,
 		fmt.Sprintf("deleted %d testcases", total))
-}
-
-// checkpoint patches the progress so far, so a restart resumes after it.
-func (r *TestcaseDeletionReconciler) checkpoint(ctx context.Context, d *v1alpha1.TestcaseDeletion,
-	before *v1alpha1.TestcaseDeletionStatus, total int32) error {
-	ev := r.record(d, progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total)))
-	base := d.DeepCopy()
-	base.Status = *before
-	if err := r.commit(ctx, d, base, true, ev); err != nil {
-		return err
-	}
-	d.Status.DeepCopyInto(before)
-	return nil
 }
 
 // expire garbage-collects a finished deletion once its TTL has passed.
@@ -113,7 +126,7 @@ func (b *base) expire(ctx context.Context, obj client.Object, ttl *int32, st *v1
 	if ttl == nil {
 		return done, ctrl.Result{}, nil
 	}
-	left := time.Until(st.CompletionTime.Add(time.Duration(*ttl) * time.Second))
+	left := st.CompletionTime.Add(time.Duration(*ttl) * time.Second).Sub(b.clock.Now())
 	if left > 0 {
 		return done, ctrl.Result{RequeueAfter: left}, nil
 	}
@@ -125,9 +138,9 @@ func (b *base) expire(ctx context.Context, obj client.Object, ttl *int32, st *v1
 }
 
 // complete marks a deletion finished; it is never sent again.
-func complete(st *v1alpha1.DeletionStatus, ttl *int32, message string) (outcome, ctrl.Result, error) {
+func (b *base) complete(st *v1alpha1.DeletionStatus, ttl *int32, message string) (outcome, ctrl.Result, error) {
 	success := true
-	now := metav1.Now()
+	now := metav1.NewTime(b.clock.Now())
 	st.Success = &success
 	st.CompletionTime = &now
 	var res ctrl.Result
@@ -139,10 +152,10 @@ func complete(st *v1alpha1.DeletionStatus, ttl *int32, message string) (outcome,
 
 // notSucceeded handles an answer of {"success": false}: the service did not
 // delete, so the call is retried with a backoff that grows with the attempts.
-func notSucceeded(st *v1alpha1.DeletionStatus) (outcome, ctrl.Result, error) {
+func (b *base) notSucceeded(st *v1alpha1.DeletionStatus) (outcome, ctrl.Result, error) {
 	success := false
 	st.Success = &success
-	delay := min(backoffBase<<min(st.Attempts, 16), backoffMax)
+	delay := min(b.backoff<<min(st.Attempts, 16), backoffMax)
 	return progressing(v1alpha1.ReasonDeleting,
 			fmt.Sprintf("the service answered success=false (attempt %d); retrying in %s", st.Attempts, delay)),
 		ctrl.Result{RequeueAfter: delay}, nil

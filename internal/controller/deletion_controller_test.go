@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller_test
 
 import (
@@ -8,6 +24,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,7 +64,7 @@ var _ = Describe("Deletion reconcilers", func() {
 		mgr := startManager(up.opts)
 		d := testsetDeletion(ns, "ts", "testset-42")
 		Expect(k8s.Create(rootCtx, d)).To(Succeed())
-		Eventually(readyCondition(d), 20*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Eventually(readyCondition(d)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
 		Expect(d.Status.Success).To(HaveValue(BeTrue()))
 		Expect(d.Status.Attempts).To(BeEquivalentTo(3))
 		Expect(d.Status.CompletionTime).NotTo(BeNil())
@@ -59,13 +76,23 @@ var _ = Describe("Deletion reconcilers", func() {
 	})
 
 	It("garbage-collects a finished deletion after ttlSecondsAfterFinished", func() {
-		startManager(up.opts)
+		fakeClock := clocktesting.NewFakePassiveClock(testStart)
+		up.opts.Clock = fakeClock
+		mgr := startManager(up.opts)
 		d := testsetDeletion(ns, "ttl", "testset-ttl")
-		d.Spec.TTLSecondsAfterFinished = ptr.To[int32](1)
+		d.Spec.TTLSecondsAfterFinished = ptr.To[int32](60)
 		Expect(k8s.Create(rootCtx, d)).To(Succeed())
+		Eventually(readyCondition(d)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Expect(d.Status.CompletionTime.Time).To(BeTemporally("==", testStart))
+
+		// The TTL passes; the next reconcile, here the one every object gets
+		// when a manager starts, deletes the object.
+		mgr.stop()
+		fakeClock.SetTime(testStart.Add(time.Minute))
+		startManager(up.opts)
 		Eventually(func() error {
 			return k8s.Get(rootCtx, client.ObjectKeyFromObject(d), d)
-		}, 10*time.Second).Should(Satisfy(apierrors.IsNotFound))
+		}).Should(Satisfy(apierrors.IsNotFound))
 		Expect(up.Calls(evalapitest.OpDeleteTestset)).To(Equal(1))
 	})
 
@@ -75,7 +102,9 @@ var _ = Describe("Deletion reconcilers", func() {
 		faults := make([]evalapitest.Fault, 11)
 		faults[10] = evalapitest.Status500
 		up.InjectFaults(evalapitest.OpBulkDeleteTestcases, faults...)
-		mgr := startManager(up.opts)
+		backingOff := up.opts
+		backingOff.Backoff = time.Hour
+		mgr := startManager(backingOff)
 		d := testcaseDeletion(ns, "bulk", 2500)
 		Expect(k8s.Create(rootCtx, d)).To(Succeed())
 		Eventually(func(g Gomega) int32 {

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller
 
 import (
@@ -33,12 +49,17 @@ type MetricReconciler struct {
 
 // Reconcile brings one Metric to Ready.
 func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileObject(ctx, &r.base, req, &v1alpha1.Metric{},
-		func(m *v1alpha1.Metric) *v1alpha1.MetricStatus { return &m.Status }, r.sync)
+	m := &v1alpha1.Metric{}
+	if live, err := r.getLive(ctx, req, m); !live {
+		return ctrl.Result{}, err
+	}
+	p := r.newStatusPatcher(m)
+	o, res, err := r.sync(ctx, m)
+	return p.Finish(ctx, o, res, err)
 }
 
 // sync works out the Metric's state and takes the one step it calls for.
-func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric, _ *v1alpha1.MetricStatus) (outcome, ctrl.Result, error) {
+func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
 	_, pending := m.Annotations[v1alpha1.CreatePendingAnnotation]
 	id := m.Annotations[v1alpha1.MetricIDAnnotation]
 	if id == "" && pending && m.Status.ID != "" {
@@ -98,7 +119,7 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}
-	m.Annotations[v1alpha1.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.clock.Now().UTC().Format(time.RFC3339)
 	// Update, not Patch: it fails on a stale resourceVersion, so two workers
 	// holding different views of this Metric cannot both send the create.
 	if err := r.client.Update(ctx, m); err != nil {

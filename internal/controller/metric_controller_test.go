@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller_test
 
 import (
@@ -13,6 +29,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,8 +51,14 @@ func newUpstream() *upstream {
 	DeferCleanup(srv.Close)
 	c, err := evalapi.NewClient(evalapi.Options{BaseURL: srv.URL(), Timeout: 2 * time.Second})
 	Expect(err).NotTo(HaveOccurred())
-	return &upstream{Server: srv, opts: controller.Options{Service: c, MaxConcurrentReconciles: 4, BulkDeleteBatchSize: 100}}
+	return &upstream{Server: srv, opts: controller.Options{Service: c, MaxConcurrentReconciles: 4, BulkDeleteBatchSize: 100,
+		// Retries come quickly enough for a test to wait for them, and slowly
+		// enough for it to see the state in between.
+		Backoff: 200 * time.Millisecond}}
 }
+
+// testStart is the time a test's fake clock starts at.
+var testStart = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 const (
 	testKey    = "ak_test_0123456789abcdef"
@@ -186,18 +209,19 @@ var _ = Describe("Metric reconciler", func() {
 		m := humanBoolean(ns, "flaky")
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUpstreamUnavailable))
-		Eventually(readyCondition(m), 20*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(4))
 		Expect(up.Creates()).To(Equal(1))
 	})
 
 	It("stops at CreateOutcomeUnknown when the create was committed but no answer came back", func() {
 		up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.CommitThenReset)
+		up.opts.Clock = clocktesting.NewFakePassiveClock(testStart)
 		mgr := startManager(up.opts)
 		m := humanBoolean(ns, "lost-answer")
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
-		Expect(m.Annotations).To(HaveKey(v1alpha1.CreatePendingAnnotation))
+		Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.CreatePendingAnnotation, "2026-11-21T10:00:00Z"))
 		Eventually(warningEvents(ns, m.Name)).Should(ContainElement(v1alpha1.ReasonCreateOutcomeUnknown))
 
 		// A restart must not try again.

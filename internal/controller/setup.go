@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package controller reconciles Metrics, TestsetDeletions and
 // TestcaseDeletions against the Evaluation Service.
 package controller
@@ -9,11 +25,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +60,12 @@ type Options struct {
 	BulkDeleteBatchSize int
 	// MaxConcurrentReconciles bounds the parallel reconciles of each kind.
 	MaxConcurrentReconciles int
+	// Backoff is the first delay before a failed call is retried; it doubles
+	// with each failure up to five minutes. Defaults to one second.
+	Backoff time.Duration
+	// Clock tells the time of completions, TTLs and pending creates.
+	// Defaults to the real clock.
+	Clock clock.PassiveClock
 }
 
 // secretRefIndex indexes objects by the name of the Secret holding their key.
@@ -53,8 +75,8 @@ const secretRefIndex = ".spec.apiKeySecretRef.name" //nolint:gosec // an index n
 // at the start than controller-runtime's default so an upstream outage is not
 // hammered.
 const (
-	backoffBase = time.Second
-	backoffMax  = 5 * time.Minute
+	defaultBackoff = time.Second
+	backoffMax     = 5 * time.Minute
 )
 
 // SetupWithManager registers the three reconcilers with mgr.
@@ -68,6 +90,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 1
 	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = defaultBackoff
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	b := base{
 		client:   mgr.GetClient(),
 		recorder: mgr.GetEventRecorder("eval-operator"),
@@ -77,6 +105,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			required:      !opts.Standalone,
 		},
 		service: opts.Service,
+		clock:   opts.Clock,
+		backoff: min(opts.Backoff, backoffMax),
 	}
 	kinds := []struct {
 		obj  v1alpha1.Object
@@ -106,7 +136,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			WithOptions(controller.Options{
 				MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 				RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](
-					backoffBase, backoffMax),
+					b.backoff, backoffMax),
 			}).
 			Complete(k.r)
 		if err != nil {
@@ -149,68 +179,26 @@ type base struct {
 	recorder recorder.EventRecorder
 	creds    *credentials
 	service  evalapi.Service
+	clock    clock.PassiveClock
+	// backoff is the first retry delay of a failed call.
+	backoff time.Duration
 }
 
-// reconcileObject is the shape shared by the three Reconciles: read the
-// object, let sync take one step (it gets the status as it was, which it may
-// move along if it patches on the way), record the outcome, and write the
-// status once at the end.
-func reconcileObject[T v1alpha1.Object, S any, PS interface {
-	*S
-	DeepCopy() *S
-}](ctx context.Context, b *base, req ctrl.Request, obj T, status func(T) PS,
-	sync func(context.Context, T, PS) (outcome, ctrl.Result, error)) (ctrl.Result, error) {
+// getLive reads the object of req into obj and reports whether there is
+// anything to reconcile: not when the object is gone, nor when it is being
+// deleted (the operator owns no finalizer, so nothing is left to do).
+func (b *base) getLive(ctx context.Context, req ctrl.Request, obj v1alpha1.Object) (bool, error) {
+	log := ctrl.LoggerFrom(ctx).V(1)
 	if err := b.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			log.Info("Skipped: not found")
+			return false, nil
+		}
+		return false, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
-		return ctrl.Result{}, nil
+		log.Info("Skipped: being deleted")
+		return false, nil
 	}
-	before := PS(status(obj).DeepCopy())
-
-	o, res, err := sync(ctx, obj, before)
-	ev := b.record(obj, o)
-
-	base, ok := obj.DeepCopyObject().(T)
-	if !ok {
-		return ctrl.Result{}, fmt.Errorf("copying %T", obj)
-	}
-	*status(base) = *before
-	if perr := b.commit(ctx, obj, base, !equality.Semantic.DeepEqual(before, status(obj)), ev); perr != nil {
-		return ctrl.Result{}, perr
-	}
-	return res, err
-}
-
-// record writes o into obj's conditions and observedGeneration. It returns
-// the event to emit once the status is saved, or nil when o changes nothing.
-func (b *base) record(obj v1alpha1.Object, o outcome) *outcome {
-	var ev *outcome
-	if changesState(*obj.GetConditions(), o) {
-		ev = &o
-	}
-	setConditions(obj.GetConditions(), obj.GetGeneration(), o)
-	obj.SetObservedGeneration(obj.GetGeneration())
-	return ev
-}
-
-// commit patches obj's status from base (a copy of obj holding the status
-// before this reconcile) when it changed, then emits ev. A reconcile that
-// changes nothing writes nothing. The patch is optimistic: a reconcile that
-// worked from a stale copy fails with a conflict and runs again, rather
-// than overwrite a newer status.
-func (b *base) commit(ctx context.Context, obj, base client.Object, changed bool, ev *outcome) error {
-	if changed {
-		err := b.client.Status().Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("patching status: %w", err)
-		}
-	}
-	if ev != nil {
-		b.recorder.Eventf(obj, nil, eventType(*ev), ev.reason, "Reconcile", "%s", ev.message)
-	}
-	return nil
+	return true, nil
 }

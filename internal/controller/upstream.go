@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller
 
 import (
@@ -54,18 +70,18 @@ type credentials struct {
 	required bool
 }
 
-// errNoKey is the stalled outcome of a missing or unusable key.
-type errNoKey struct{ outcome }
+// keyUnusableError is the stalled outcome of a missing or unusable key.
+type keyUnusableError struct{ outcome }
 
-func (e *errNoKey) Error() string { return e.message }
+func (e *keyUnusableError) Error() string { return e.message }
 
 // apiKey returns the key for obj. A missing Secret or key, or a key that is
-// not an ak_ key, is an *errNoKey; any other error is transient.
+// not an ak_ key, is a *keyUnusableError; any other error is transient.
 func (c *credentials) apiKey(ctx context.Context, obj v1alpha1.Object) (evalapi.APIKey, error) {
 	ref := c.refOf(obj)
 	if ref == nil {
 		if c.required {
-			return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
+			return "", &keyUnusableError{stalled(v1alpha1.ReasonSecretNotFound,
 				"no apiKeySecretRef is set and the operator has no --default-api-key-secret")}
 		}
 		return "", nil
@@ -76,7 +92,7 @@ func (c *credentials) apiKey(ctx context.Context, obj v1alpha1.Object) (evalapi.
 	quiet := logr.NewContext(ctx, logr.Discard())
 	err := c.reader.Get(quiet, types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}, &secret)
 	if apierrors.IsNotFound(err) {
-		return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
+		return "", &keyUnusableError{stalled(v1alpha1.ReasonSecretNotFound,
 			fmt.Sprintf("Secret %q not found", ref.Name))}
 	}
 	if err != nil {
@@ -84,12 +100,12 @@ func (c *credentials) apiKey(ctx context.Context, obj v1alpha1.Object) (evalapi.
 	}
 	raw, ok := secret.Data[ref.Key]
 	if !ok {
-		return "", &errNoKey{stalled(v1alpha1.ReasonSecretNotFound,
+		return "", &keyUnusableError{stalled(v1alpha1.ReasonSecretNotFound,
 			fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key))}
 	}
 	key := evalapi.APIKey(raw)
 	if !key.Valid() {
-		return "", &errNoKey{stalled(v1alpha1.ReasonInvalidCredentials,
+		return "", &keyUnusableError{stalled(v1alpha1.ReasonInvalidCredentials,
 			fmt.Sprintf("key %q of Secret %q is not an API key (ak_...); it was not sent", ref.Key, ref.Name))}
 	}
 	return key, nil
@@ -110,13 +126,13 @@ func (c *credentials) refOf(obj v1alpha1.Object) *v1alpha1.SecretKeySelector {
 	return nil
 }
 
-// keyFailure turns an apiKey error into the object's outcome: a missing key
-// waits for its Secret to change (the Secret watch re-triggers); anything else
-// backs off.
+// keyFailure turns an apiKey error into the object's outcome: a missing or
+// unusable key waits for its Secret to change (the Secret watch re-triggers);
+// a failed read of the Secret backs off.
 func keyFailure(err error) (outcome, ctrl.Result, error) {
-	var noKey *errNoKey
-	if errors.As(err, &noKey) {
-		return noKey.outcome, ctrl.Result{}, nil
+	var unusable *keyUnusableError
+	if errors.As(err, &unusable) {
+		return unusable.outcome, ctrl.Result{}, nil
 	}
-	return progressing(v1alpha1.ReasonSecretNotFound, err.Error()), ctrl.Result{}, err
+	return progressing(v1alpha1.ReasonSecretUnreadable, err.Error()), ctrl.Result{}, err
 }

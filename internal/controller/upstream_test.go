@@ -1,7 +1,24 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package controller
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -42,10 +59,11 @@ func TestUpstreamFailure(t *testing.T) {
 }
 
 func TestNotSucceededBacksOff(t *testing.T) {
+	b := &base{backoff: defaultBackoff}
 	var prev time.Duration
 	for attempts := int32(1); attempts < 40; attempts++ {
 		st := v1alpha1.DeletionStatus{Attempts: attempts}
-		_, res, _ := notSucceeded(&st)
+		_, res, _ := b.notSucceeded(&st)
 		if res.RequeueAfter < prev || res.RequeueAfter > backoffMax || res.RequeueAfter <= 0 {
 			t.Fatalf("attempt %d: RequeueAfter %s after %s", attempts, res.RequeueAfter, prev)
 		}
@@ -56,5 +74,36 @@ func TestNotSucceededBacksOff(t *testing.T) {
 	}
 	if prev != backoffMax {
 		t.Errorf("backoff tops out at %s, want %s", prev, backoffMax)
+	}
+}
+
+func TestKeyFailure(t *testing.T) {
+	cases := []struct {
+		name    string
+		err     error
+		phase   phase
+		reason  string
+		backoff bool
+	}{
+		{"missing Secret", &keyUnusableError{stalled(v1alpha1.ReasonSecretNotFound, "Secret \"k\" not found")},
+			phaseStalled, v1alpha1.ReasonSecretNotFound, false},
+		{"not an ak_ key", &keyUnusableError{stalled(v1alpha1.ReasonInvalidCredentials, "not an API key")},
+			phaseStalled, v1alpha1.ReasonInvalidCredentials, false},
+		{"failed read", fmt.Errorf("reading Secret %q: %w", "k", errors.New("connection refused")),
+			phaseProgressing, v1alpha1.ReasonSecretUnreadable, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, res, err := keyFailure(tc.err)
+			if o.phase != tc.phase || o.reason != tc.reason {
+				t.Errorf("outcome = %v, want phase %v reason %s", o, tc.phase, tc.reason)
+			}
+			if res.RequeueAfter != 0 {
+				t.Errorf("RequeueAfter = %s, want none", res.RequeueAfter)
+			}
+			if (err != nil) != tc.backoff {
+				t.Errorf("error = %v, want backoff %v", err, tc.backoff)
+			}
+		})
 	}
 }

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package evalapi
 
 import (
@@ -159,9 +175,9 @@ func (c *Client) DeleteTestset(ctx context.Context, key APIKey, testsetID string
 	return s, err
 }
 
-// call is one request of an operation.
+// call is one request of a Service method.
 type call struct {
-	op       operation
+	op       serviceOp
 	method   string
 	segments []string // unescaped path segments below the base URL
 	body     any      // nil: no body
@@ -239,7 +255,7 @@ func (c *Client) endpoint(segments []string) (string, error) {
 // send does the request and reads the answer. wrote reports whether the
 // request was ever written whole, which tells a request the service cannot
 // have seen from one it may have acted on.
-func (c *Client) send(ctx context.Context, req *http.Request, op operation) (ans answer, wrote bool, err error) {
+func (c *Client) send(ctx context.Context, req *http.Request, op serviceOp) (ans answer, wrote bool, err error) {
 	var written atomic.Bool
 	trace := &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) {

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package evalapi
 
 import (
@@ -25,8 +41,10 @@ const (
 	KindRejected
 	// KindRateLimited: the service answered 429; RetryAfter says when to try again.
 	KindRateLimited
-	// KindUnavailable: the service answered 5xx. It processed nothing that
-	// it reported; a create may still have been committed.
+	// KindUnavailable: the service answered 5xx. A 5xx answer is taken to
+	// mean that the service did nothing, so it is safe to retry, a create
+	// included: the Metric reconciler clears create-pending and sends the
+	// create again.
 	KindUnavailable
 	// KindOutcomeUnknown: the request was sent but no answer arrived (timeout,
 	// connection reset). The service may or may not have acted on it.
@@ -84,7 +102,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // invalidKey is the error for a key that must not be sent.
-func invalidKey(op operation) *Error {
+func invalidKey(op serviceOp) *Error {
 	return &Error{Kind: KindNotSent, Op: op.name, Err: ErrInvalidKey}
 }
 
