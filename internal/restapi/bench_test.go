@@ -125,13 +125,13 @@ func BenchmarkRawCreate(b *testing.B) {
 // BenchmarkPostMetric without HTTP, authentication and decoding.
 func BenchmarkRawCreateAndReconcile(b *testing.B) {
 	h, t := benchEnv(b)
-	op := createMetric()
+	ep := createMetric()
 	measureParallel(b, func(ctx context.Context) error {
 		m := benchMetric(t)
 		if err := h.k8s.Create(ctx, m); err != nil {
 			return err
 		}
-		if res := h.server.await(ctx, op, client.ObjectKeyFromObject(m), ""); res.status != http.StatusCreated {
+		if res := h.server.await(ctx, ep, client.ObjectKeyFromObject(m), ""); res.status != http.StatusCreated {
 			return fmt.Errorf("answer %d: %+v", res.status, res.body)
 		}
 		return nil
