@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package restapi
 
 import (
@@ -109,13 +125,13 @@ func BenchmarkRawCreate(b *testing.B) {
 // BenchmarkPostMetric without HTTP, authentication and decoding.
 func BenchmarkRawCreateAndReconcile(b *testing.B) {
 	h, t := benchEnv(b)
-	op := createMetric()
+	ep := createMetric()
 	measureParallel(b, func(ctx context.Context) error {
 		m := benchMetric(t)
 		if err := h.k8s.Create(ctx, m); err != nil {
 			return err
 		}
-		if res := h.server.await(ctx, op, client.ObjectKeyFromObject(m), ""); res.status != http.StatusCreated {
+		if res := h.server.await(ctx, ep, client.ObjectKeyFromObject(m), ""); res.status != http.StatusCreated {
 			return fmt.Errorf("answer %d: %+v", res.status, res.body)
 		}
 		return nil

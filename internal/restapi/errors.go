@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package restapi
 
 import (
@@ -34,6 +50,36 @@ type response struct {
 	header http.Header
 }
 
+// apiError is a request's failure as the API reports it: an ApiError body
+// under status, and the headers that go with it (Allow, Retry-After). It is
+// an error so that the steps of a request can return it like any other; its
+// message and details never hold an API key.
+type apiError struct {
+	status        int
+	code, message string
+	details       map[string]any
+	header        http.Header
+}
+
+func newAPIError(status int, code, message string, details map[string]any) *apiError {
+	return &apiError{status: status, code: code, message: message, details: details}
+}
+
+func (e *apiError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message)
+}
+
+// response is the answer that reports e; details is {} rather than null when
+// there are none, as the API's schema requires an object.
+func (e *apiError) response() response {
+	details := e.details
+	if details == nil {
+		details = map[string]any{}
+	}
+	return response{status: e.status, header: e.header,
+		body: evalapi.APIError{Code: e.code, Message: e.message, Details: details}}
+}
+
 // fieldError is one entry of details.errors of a VALIDATION_ERROR.
 type fieldError struct {
 	Field   string `json:"field"`
@@ -44,33 +90,26 @@ type fieldError struct {
 // single field caused (syntax errors, an empty body).
 const bodyField = "body"
 
-func apiError(status int, code, message string, details map[string]any) response {
-	if details == nil {
-		details = map[string]any{}
-	}
-	return response{status: status, body: evalapi.APIError{Code: code, Message: message, Details: details}}
-}
-
 // validationError is a VALIDATION_ERROR listing errs; its message names the
 // first, for clients that show only the message.
-func validationError(errs ...fieldError) response {
+func validationError(errs ...fieldError) *apiError {
 	msg := fmt.Sprintf("The request is invalid: %s: %s", errs[0].Field, errs[0].Message)
 	if len(errs) > 1 {
 		msg += fmt.Sprintf(" (and %d more)", len(errs)-1)
 	}
-	return apiError(http.StatusBadRequest, evalapi.CodeValidation, msg, map[string]any{"errors": errs})
+	return newAPIError(http.StatusBadRequest, evalapi.CodeValidation, msg, map[string]any{"errors": errs})
 }
 
-func unauthorized() response {
-	return apiError(http.StatusUnauthorized, evalapi.CodeUnauthorized, evalapi.MessageUnauthorized, nil)
+func unauthorized() *apiError {
+	return newAPIError(http.StatusUnauthorized, evalapi.CodeUnauthorized, evalapi.MessageUnauthorized, nil)
 }
 
-func internalError() response {
-	return apiError(http.StatusInternalServerError, evalapi.CodeInternal, "An internal error occurred", nil)
+func internalError() *apiError {
+	return newAPIError(http.StatusInternalServerError, evalapi.CodeInternal, "An internal error occurred", nil)
 }
 
-func notFound() response {
-	return apiError(http.StatusNotFound, evalapi.CodeNotFound, "No such route", nil)
+func notFound() *apiError {
+	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No such route", nil)
 }
 
 func write(w http.ResponseWriter, res response) {
@@ -95,10 +134,11 @@ func setJSONHeaders(h http.Header) {
 type fieldMapper func(string) string
 
 // invalidResource maps the API server's refusal of a resource (the CRD's
-// OpenAPI and CEL rules) to a VALIDATION_ERROR naming the API's fields.
-func invalidResource(err error, mapField fieldMapper) (response, bool) {
+// OpenAPI and CEL rules) to a VALIDATION_ERROR naming the API's fields; it
+// is nil when err is no such refusal.
+func invalidResource(err error, mapField fieldMapper) *apiError {
 	if !apierrors.IsInvalid(err) {
-		return response{}, false
+		return nil
 	}
 	var errs []fieldError
 	if status, ok := err.(apierrors.APIStatus); ok && status.Status().Details != nil {
@@ -109,7 +149,7 @@ func invalidResource(err error, mapField fieldMapper) (response, bool) {
 	if len(errs) == 0 {
 		errs = []fieldError{{Field: bodyField, Message: "the request was refused by the Kubernetes API server"}}
 	}
-	return validationError(errs...), true
+	return validationError(errs...)
 }
 
 // causeField maps the field of a cause; a cause about no field in particular

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package restapi
 
 import (
@@ -41,112 +57,140 @@ const IdempotencyKeyHeader = "Idempotency-Key"
 // maxIdempotencyKeyLen bounds the key; it is stored in an annotation.
 const maxIdempotencyKeyLen = 255
 
-// serve answers a request for op: authenticate, decode, create the resource
-// (or find the one an earlier request with the same Idempotency-Key
-// created), then wait for the reconciler's verdict.
-func (s *Server) serve(op *operation) http.Handler {
+// serve answers a request for ep.
+func (s *Server) serve(ep *endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		write(w, s.handle(op, w, r))
+		write(w, s.handle(ep, w, r))
 	})
 }
 
-func (s *Server) handle(op *operation, w http.ResponseWriter, r *http.Request) response {
-	secret, res, ok := s.authenticate(r)
-	if !ok {
-		return res
+// handle carries out a request in three steps: parse it into the resource
+// that carries it out, create that resource (or find the one an earlier
+// request with the same Idempotency-Key created), then await the
+// reconciler's verdict on it.
+func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) response {
+	req, err := s.parse(ep, w, r)
+	if err != nil {
+		return s.failure(ep, err)
+	}
+	replay, err := s.createOrReplay(r.Context(), ep, req)
+	if err != nil {
+		return s.failure(ep, err)
+	}
+	var wantHash string
+	if replay {
+		wantHash = req.hash // the earlier request must have been this same one
+	}
+	return s.await(r.Context(), ep, client.ObjectKeyFromObject(req.obj), wantHash)
+}
+
+// failure answers a failed step: an apiError as itself; any other error is
+// the server's own fault, logged and answered 500 without its text.
+func (s *Server) failure(ep *endpoint, err error) response {
+	if e, ok := errors.AsType[*apiError](err); ok {
+		return e.response()
+	}
+	s.log.Error(err, "Serving a request failed", "kind", ep.kind)
+	return internalError().response()
+}
+
+// parsedRequest is a request ready to be carried out.
+type parsedRequest struct {
+	// obj is the resource to create, named and in the caller's namespace.
+	obj client.Object
+	// idemKey is the request's Idempotency-Key, or "" without one.
+	idemKey string
+	// hash identifies the request when it has an idemKey (see requestHash).
+	hash string
+}
+
+// parse authenticates r, reads its body and builds the resource that
+// carries it out.
+func (s *Server) parse(ep *endpoint, w http.ResponseWriter, r *http.Request) (parsedRequest, error) {
+	secret, err := s.authenticate(r)
+	if err != nil {
+		return parsedRequest{}, err
 	}
 	var body []byte
-	if op.hasBody {
-		if body, res, ok = s.readBody(w, r); !ok {
-			return res
+	if ep.hasBody {
+		if body, err = s.readBody(w, r); err != nil {
+			return parsedRequest{}, err
 		}
 	}
-	obj, canonical, errs := op.build(r, body, secret)
+	obj, hashInput, errs := ep.build(r, body, secret)
 	if len(errs) > 0 {
-		return validationError(errs...)
+		return parsedRequest{}, validationError(errs...)
 	}
-	idemKey := r.Header.Get(IdempotencyKeyHeader)
-	if res, ok := checkIdempotencyKey(idemKey); !ok {
-		return res
+	req := parsedRequest{obj: obj, idemKey: r.Header.Get(IdempotencyKeyHeader)}
+	if err := checkIdempotencyKey(req.idemKey); err != nil {
+		return parsedRequest{}, err
 	}
-	var reqHash string
-	if idemKey != "" {
-		var err error
-		if reqHash, err = requestHash(r, canonical); err != nil {
-			s.log.Error(err, "Hashing the request failed", "kind", op.kind)
-			return internalError()
+	if req.idemKey != "" {
+		if req.hash, err = requestHash(r, hashInput); err != nil {
+			return parsedRequest{}, err
 		}
 	}
-	identify(obj, op, secret.Namespace, idemKey, reqHash)
-
-	err := s.opts.Client.Create(r.Context(), obj)
-	switch {
-	case err == nil:
-		reqHash = "" // our own resource; nothing to compare
-	case idemKey != "" && apierrors.IsAlreadyExists(err):
-		// A replay: the earlier request's resource answers it.
-	default:
-		return s.createFailed(op, err)
-	}
-	return s.await(r.Context(), op, client.ObjectKeyFromObject(obj), reqHash)
+	nameResource(ep, req, secret.Namespace)
+	return req, nil
 }
 
 // authenticate returns the Secret holding the request's bearer key.
-func (s *Server) authenticate(r *http.Request) (types.NamespacedName, response, bool) {
+func (s *Server) authenticate(r *http.Request) (types.NamespacedName, error) {
 	secret, ok, err := s.keys.lookup(bearerToken(r))
 	if err != nil {
 		// Never log the key; the Secrets' names are enough to fix it.
 		s.log.Info("Refusing an API key", "reason", err.Error())
 	}
 	if !ok {
-		return types.NamespacedName{}, unauthorized(), false
+		return types.NamespacedName{}, unauthorized()
 	}
-	return secret, response{}, true
+	return secret, nil
 }
 
 // readBody reads a JSON body of at most MaxBodyBytes.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, response, bool) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
-		return nil, apiError(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia,
-			"Content-Type must be application/json", nil), false
+		return nil, newAPIError(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia,
+			"Content-Type must be application/json", nil)
 	}
-	tooLarge := apiError(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge,
+	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge,
 		fmt.Sprintf("The request body must not exceed %d bytes", s.opts.MaxBodyBytes), nil)
 	if r.ContentLength > s.opts.MaxBodyBytes {
-		return nil, tooLarge, false
+		return nil, tooLarge
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	var maxErr *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxErr):
-		return nil, tooLarge, false
+		return nil, tooLarge
 	case err != nil:
-		return nil, validationError(fieldError{Field: bodyField, Message: "the request body could not be read"}), false
+		return nil, validationError(fieldError{Field: bodyField, Message: "the request body could not be read"})
 	}
-	return body, response{}, true
+	return body, nil
 }
 
-func checkIdempotencyKey(key string) (response, bool) {
+// checkIdempotencyKey refuses a key that cannot be stored in an annotation.
+func checkIdempotencyKey(key string) error {
 	if len(key) > maxIdempotencyKeyLen {
 		return validationError(fieldError{Field: IdempotencyKeyHeader,
-			Message: fmt.Sprintf("must be at most %d characters", maxIdempotencyKeyLen)}), false
+			Message: fmt.Sprintf("must be at most %d characters", maxIdempotencyKeyLen)})
 	}
 	for _, c := range []byte(key) {
 		if c < 0x21 || c > 0x7e {
 			return validationError(fieldError{Field: IdempotencyKeyHeader,
-				Message: "must be printable ASCII without spaces"}), false
+				Message: "must be printable ASCII without spaces"})
 		}
 	}
-	return response{}, true
+	return nil
 }
 
-// requestHash identifies a request: its method, path and canonical body, so
-// "4" and "4.0" or reordered fields are the same request.
-func requestHash(r *http.Request, canonical any) (string, error) {
-	body, err := json.Marshal(canonical)
+// requestHash identifies a request: its method, path and the JSON encoding
+// of its hashInput, so "4" and "4.0" or reordered fields are the same request.
+func requestHash(r *http.Request, hashInput any) (string, error) {
+	body, err := json.Marshal(hashInput)
 	if err != nil {
-		return "", fmt.Errorf("encoding the canonical request: %w", err)
+		return "", fmt.Errorf("hashing the request: %w", err)
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s\n", r.Method, r.URL.EscapedPath())
@@ -154,42 +198,59 @@ func requestHash(r *http.Request, canonical any) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// identify names the resource: from the Idempotency-Key when there is one, so
-// every replica and every restart maps a retry onto the same resource, and
-// by generateName otherwise.
-func identify(obj client.Object, op *operation, namespace, idemKey, reqHash string) {
+// nameResource places req's resource in namespace and names it: from the
+// Idempotency-Key when there is one, so every replica and every restart maps
+// a retry onto the same resource, and by generateName otherwise.
+func nameResource(ep *endpoint, req parsedRequest, namespace string) {
+	obj := req.obj
 	obj.SetNamespace(namespace)
 	obj.SetLabels(map[string]string{CreatedByLabel: CreatedByValue})
-	if idemKey == "" {
-		obj.SetGenerateName(op.namePrefix)
+	if req.idemKey == "" {
+		obj.SetGenerateName(ep.namePrefix)
 		return
 	}
-	sum := sha256.Sum256([]byte(op.kind + "\x00" + idemKey))
-	obj.SetName(op.namePrefix + hex.EncodeToString(sum[:16]))
+	sum := sha256.Sum256([]byte(ep.kind + "\x00" + req.idemKey))
+	obj.SetName(ep.namePrefix + hex.EncodeToString(sum[:16]))
 	obj.SetAnnotations(map[string]string{
-		IdempotencyKeyAnnotation: idemKey,
-		RequestHashAnnotation:    reqHash,
+		IdempotencyKeyAnnotation: req.idemKey,
+		RequestHashAnnotation:    req.hash,
 	})
 }
 
-// createFailed answers a refused create.
-func (s *Server) createFailed(op *operation, err error) response {
-	if res, ok := invalidResource(err, op.fields); ok {
-		return res
+// createOrReplay creates req's resource. replay is true when an earlier
+// request with the same Idempotency-Key created it already: that resource
+// answers this request too, provided it was the same request.
+func (s *Server) createOrReplay(ctx context.Context, ep *endpoint, req parsedRequest) (replay bool, err error) {
+	err = s.opts.Client.Create(ctx, req.obj)
+	switch {
+	case err == nil:
+		return false, nil
+	case req.idemKey != "" && apierrors.IsAlreadyExists(err):
+		return true, nil
+	default:
+		return false, createError(ep, err)
+	}
+}
+
+// createError is the failure of a refused create: a VALIDATION_ERROR for an
+// invalid resource, a 503 with Retry-After when the API server is busy, and
+// the server's own fault otherwise.
+func createError(ep *endpoint, err error) error {
+	if e := invalidResource(err, ep.fields); e != nil {
+		return e
 	}
 	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
 		apierrors.IsTimeout(err) || apierrors.IsServiceUnavailable(err) {
-		res := apiError(http.StatusServiceUnavailable, CodeServiceUnavailable,
+		e := newAPIError(http.StatusServiceUnavailable, CodeServiceUnavailable,
 			"The Kubernetes API server is busy; retry later", nil)
 		delay, ok := apierrors.SuggestsClientDelay(err)
 		if !ok || delay < 1 {
 			delay = 1
 		}
-		res.header = http.Header{"Retry-After": {strconv.Itoa(delay)}}
-		return res
+		e.header = http.Header{"Retry-After": {strconv.Itoa(delay)}}
+		return e
 	}
-	s.log.Error(err, "Creating the resource failed", "kind", op.kind)
-	return internalError()
+	return fmt.Errorf("creating the resource: %w", err)
 }
 
 // verdict is what a resource's conditions say about its request.
@@ -208,16 +269,16 @@ const (
 )
 
 // await waits, up to SyncTimeout, for the reconciler to finish with the
-// resource key and answers from it. wantHash, when set, must match the
-// resource's request hash (a replay of the same request).
-func (s *Server) await(ctx context.Context, op *operation, key types.NamespacedName, wantHash string) response {
-	wk := waitKey{kind: op.kind, NamespacedName: key}
+// resource key and answers from it. wantHash is set only for a replay: the
+// resource's request hash must match it.
+func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedName, wantHash string) response {
+	wk := waitKey{kind: ep.kind, NamespacedName: key}
 	wake := s.waiters.add(wk)
 	defer s.waiters.remove(wk, wake)
 	waitCtx, cancel := context.WithTimeout(ctx, s.opts.SyncTimeout)
 	defer cancel()
 
-	obj := op.newObject()
+	obj := ep.newObject()
 	var lastReason string
 	for waitCtx.Err() == nil {
 		// Reading after registering means no change is missed in between.
@@ -225,10 +286,10 @@ func (s *Server) await(ctx context.Context, op *operation, key types.NamespacedN
 		switch {
 		case err == nil:
 			if wantHash != "" && obj.GetAnnotations()[RequestHashAnnotation] != wantHash {
-				return apiError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
-					"The Idempotency-Key was already used for a different request", nil)
+				return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
+					"The Idempotency-Key was already used for a different request", nil).response()
 			}
-			res, v, reason := judge(op, obj)
+			res, v, reason := judge(ep, obj)
 			if v == refused {
 				s.discard(ctx, obj)
 			}
@@ -237,33 +298,32 @@ func (s *Server) await(ctx context.Context, op *operation, key types.NamespacedN
 			}
 			lastReason = reason
 		case !apierrors.IsNotFound(err) && waitCtx.Err() == nil:
-			s.log.Error(err, "Reading the resource from the cache failed", "kind", op.kind)
-			return internalError()
+			return s.failure(ep, fmt.Errorf("reading the resource from the cache: %w", err))
 		}
 		select {
 		case <-wake:
 		case <-waitCtx.Done():
 		}
 	}
-	return apiError(http.StatusGatewayTimeout, CodeUpstreamTimeout,
+	return newAPIError(http.StatusGatewayTimeout, CodeUpstreamTimeout,
 		fmt.Sprintf("The request was accepted but not completed within %s; details name its resource. "+
 			"A request sent with an %s gets its result when retried with the same key",
 			s.opts.SyncTimeout, IdempotencyKeyHeader),
-		resourceDetails(op.kind, key, lastReason))
+		resourceDetails(ep.kind, key, lastReason)).response()
 }
 
 // judge reads the conditions the reconciler set for the resource's current
 // generation: Ready True answers the request; Stalled True (which the
 // reconciler sets only for outcomes it will not retry by itself) fails it.
 // Anything else is still in progress. reason is Ready's reason.
-func judge(op *operation, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
+func judge(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
 	conds := *obj.GetConditions()
 	ready := meta.FindStatusCondition(conds, evaluationv1alpha1.ConditionReady)
 	if ready == nil || ready.ObservedGeneration < obj.GetGeneration() {
 		return response{}, pending, ""
 	}
 	if ready.Status == metav1.ConditionTrue {
-		return op.succeed(obj), succeeded, ready.Reason
+		return ep.succeed(obj), succeeded, ready.Reason
 	}
 	stalled := meta.FindStatusCondition(conds, evaluationv1alpha1.ConditionStalled)
 	if stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.ObservedGeneration < obj.GetGeneration() {
@@ -271,15 +331,15 @@ func judge(op *operation, obj evaluationv1alpha1.Object) (res response, v verdic
 	}
 	switch ready.Reason {
 	case evaluationv1alpha1.ReasonRejected:
-		return apiError(http.StatusBadRequest, CodeRejected, messageOr(ready.Message, "The service rejected the request"), nil),
-			refused, ready.Reason
+		return newAPIError(http.StatusBadRequest, CodeRejected,
+			messageOr(ready.Message, "The service rejected the request"), nil).response(), refused, ready.Reason
 	case evaluationv1alpha1.ReasonUnauthorized, evaluationv1alpha1.ReasonInvalidCredentials,
 		evaluationv1alpha1.ReasonSecretNotFound:
-		return unauthorized(), refused, ready.Reason
+		return unauthorized().response(), refused, ready.Reason
 	default:
-		return apiError(http.StatusBadGateway, CodeUpstreamError,
+		return newAPIError(http.StatusBadGateway, CodeUpstreamError,
 			messageOr(ready.Message, "The request needs the attention of the cluster's administrator"),
-			resourceDetails(op.kind, client.ObjectKeyFromObject(obj), ready.Reason)), stuck, ready.Reason
+			resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), ready.Reason)).response(), stuck, ready.Reason
 	}
 }
 

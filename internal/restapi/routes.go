@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package restapi
 
 import (
@@ -28,15 +44,15 @@ const (
 // document, and ApiError answers for everything else.
 func (s *Server) routes(openAPI []byte) http.Handler {
 	mux := http.NewServeMux()
-	for _, op := range s.ops {
-		s.route(mux, op.route, map[string]http.Handler{op.method: s.serve(op)})
+	for _, ep := range s.endpoints {
+		s.route(mux, ep.route, map[string]http.Handler{ep.method: s.serve(ep)})
 	}
 	s.route(mux, routeOpenAPI, map[string]http.Handler{
 		http.MethodGet:  serveJSON(openAPI),
 		http.MethodHead: serveJSON(openAPI),
 	})
 	mux.Handle("/", s.instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		write(w, notFound())
+		write(w, notFound().response())
 	})))
 	return mux
 }
@@ -53,10 +69,10 @@ func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]h
 	mux.Handle(pattern, s.instrument(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, ok := byMethod[r.Method]
 		if !ok {
-			res := apiError(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,
+			e := newAPIError(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,
 				fmt.Sprintf("Method %s is not allowed here; allowed: %s", r.Method, allow), nil)
-			res.header = http.Header{"Allow": {allow}}
-			write(w, res)
+			e.header = http.Header{"Allow": {allow}}
+			write(w, e.response())
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -98,7 +114,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 				}
 				s.log.Error(fmt.Errorf("panic: %v", p), "Request handler panicked", "route", route, "stack", string(debug.Stack()))
 				if rec.status == 0 {
-					write(rec, internalError())
+					write(rec, internalError().response())
 				}
 			}
 			code := strconv.Itoa(rec.status)

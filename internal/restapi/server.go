@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package restapi is the operator's optional built-in REST server. It serves
 // the Evaluation Service API's three operations under /api/v2, so the
 // service's SDKs and curl can use the cluster as the service: each request
@@ -82,12 +98,12 @@ type Options struct {
 // Server is the built-in REST server. It is a manager.Runnable that every
 // replica runs (it needs no leader). Start it once.
 type Server struct {
-	opts    Options
-	log     logr.Logger
-	keys    *keyring
-	waiters *waiters
-	ops     []*operation
-	handler http.Handler
+	opts      Options
+	log       logr.Logger
+	keys      *keyring
+	waiters   *waiters
+	endpoints []*endpoint
+	handler   http.Handler
 }
 
 // New checks opts, fills in the defaults and returns a Server.
@@ -105,11 +121,11 @@ func New(opts Options) (*Server, error) {
 	}
 	ttl := ttlSeconds(opts.DeletionTTL)
 	s := &Server{
-		opts:    opts,
-		log:     opts.Logger,
-		keys:    keys,
-		waiters: newWaiters(),
-		ops:     []*operation{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
+		opts:      opts,
+		log:       opts.Logger,
+		keys:      keys,
+		waiters:   newWaiters(),
+		endpoints: []*endpoint{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
 	}
 	s.handler = s.routes(doc)
 	return s, nil
@@ -151,7 +167,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	unwatch, err := s.prepare(ctx)
+	unwatch, err := s.startWatching(ctx)
 	if err != nil {
 		_ = ln.Close() // never served
 		if ctx.Err() != nil {
@@ -215,9 +231,10 @@ func (s *Server) listen(ctx context.Context) (net.Listener, error) {
 	return tls.NewListener(ln, cfg), nil
 }
 
-// prepare watches the resources and lists the API keys; the returned func
-// stops watching the resources.
-func (s *Server) prepare(ctx context.Context) (func(), error) {
+// startWatching hooks the waiters onto the resources' informers and lists the
+// API keys, so that no request is answered before the server can see both;
+// the returned func stops watching the resources.
+func (s *Server) startWatching(ctx context.Context) (func(), error) {
 	unwatch, err := s.watchResources(ctx)
 	if err != nil {
 		return nil, err
@@ -238,16 +255,16 @@ func (s *Server) watchResources(ctx context.Context) (func(), error) {
 			remove()
 		}
 	}
-	for _, op := range s.ops {
-		informer, err := s.opts.Cache.GetInformer(ctx, op.newObject())
+	for _, ep := range s.endpoints {
+		informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
 		if err != nil {
 			unwatch()
-			return nil, fmt.Errorf("getting the %s informer: %w", op.kind, err)
+			return nil, fmt.Errorf("getting the %s informer: %w", ep.kind, err)
 		}
-		reg, err := informer.AddEventHandler(s.waiters.handler(op.kind))
+		reg, err := informer.AddEventHandler(s.waiters.handler(ep.kind))
 		if err != nil {
 			unwatch()
-			return nil, fmt.Errorf("watching %s: %w", op.kind, err)
+			return nil, fmt.Errorf("watching %s: %w", ep.kind, err)
 		}
 		removers = append(removers, func() { _ = informer.RemoveEventHandler(reg) })
 	}

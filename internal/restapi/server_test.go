@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package restapi
 
 import (
@@ -84,16 +100,21 @@ var _ = Describe("Failures inside the server", func() {
 
 var _ = Describe("Refused creates", func() {
 	s := &Server{log: logr.Discard()}
+	// answer is how the server answers a request whose create failed with err.
+	answer := func(err error) response {
+		ep := createMetric()
+		return s.failure(ep, createError(ep, err))
+	}
 
 	It("answers 503 with Retry-After when the API server is busy", func() {
-		res := s.createFailed(createMetric(), apierrors.NewTooManyRequests("slow down", 3))
+		res := answer(apierrors.NewTooManyRequests("slow down", 3))
 		Expect(res.status).To(Equal(http.StatusServiceUnavailable))
 		Expect(res.body).To(HaveField("Code", CodeServiceUnavailable))
 		Expect(res.header.Get("Retry-After")).To(Equal("3"))
 	})
 
 	It("answers 500 INTERNAL_ERROR to anything unexpected, without its text", func() {
-		res := s.createFailed(createMetric(), apierrors.NewForbidden(schema.GroupResource{Resource: "metrics"}, "m",
+		res := answer(apierrors.NewForbidden(schema.GroupResource{Resource: "metrics"}, "m",
 			errors.New("RBAC says no")))
 		Expect(res.status).To(Equal(http.StatusInternalServerError))
 		Expect(res.body).To(HaveField("Message", Not(ContainSubstring("RBAC"))))

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package restapi
 
 import (
@@ -11,37 +27,39 @@ import (
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
-// operation is one operation of the API, carried out by creating a custom
-// resource and answering from it once the reconciler has processed it.
-type operation struct {
+// endpoint is one operation of the API (a route and a method), carried out
+// by creating a custom resource and answering from it once the reconciler has
+// processed it.
+type endpoint struct {
 	// route is the route pattern; method the one method it answers.
 	route, method string
 	// kind is the resource kind, for waiters, logs and error details.
 	kind string
-	// namePrefix starts the names of the resources the operation creates.
+	// namePrefix starts the names of the resources the endpoint creates.
 	namePrefix string
 	// hasBody says whether the request carries a JSON body.
 	hasBody bool
 	// newObject returns an empty resource of the kind.
 	newObject func() evaluationv1alpha1.Object
 	// build decodes the request into the resource to create, whose
-	// apiKeySecretRef is secret, and a canonical form of the request, which
-	// identifies it for Idempotency-Key replays.
-	build func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError)
+	// apiKeySecretRef is secret, and into its hashInput: the decoded request,
+	// whose JSON encoding is the same for requests that mean the same, so an
+	// Idempotency-Key replay can be told from a different request.
+	build func(r *http.Request, body []byte, secret types.NamespacedName) (obj client.Object, hashInput any, errs []fieldError)
 	// fields maps the resource's field paths to the API's names.
 	fields fieldMapper
 	// succeed is the answer once the resource is Ready.
 	succeed func(client.Object) response
 }
 
-// resource is a custom resource of this API: an object with status conditions.
+// keyRef points a resource at the apiKey of secret, the caller's key Secret.
 func keyRef(secret types.NamespacedName) *evaluationv1alpha1.SecretKeySelector {
 	return &evaluationv1alpha1.SecretKeySelector{Name: secret.Name, Key: evaluationv1alpha1.DefaultAPIKeySecretKey}
 }
 
 // createMetric is POST /projects/{projectId}/metrics.
-func createMetric() *operation {
-	return &operation{
+func createMetric() *endpoint {
+	return &endpoint{
 		route:      routeMetrics,
 		method:     http.MethodPost,
 		kind:       "Metric",
@@ -69,8 +87,8 @@ func createMetric() *operation {
 }
 
 // bulkDeleteTestcases is POST /testcases/bulk-delete.
-func bulkDeleteTestcases(ttl *int32) *operation {
-	return &operation{
+func bulkDeleteTestcases(ttl *int32) *endpoint {
+	return &endpoint{
 		route:      routeBulkDelete,
 		method:     http.MethodPost,
 		kind:       "TestcaseDeletion",
@@ -97,8 +115,8 @@ func bulkDeleteTestcases(ttl *int32) *operation {
 }
 
 // deleteTestset is DELETE /testsets/{testsetId}.
-func deleteTestset(ttl *int32) *operation {
-	return &operation{
+func deleteTestset(ttl *int32) *endpoint {
+	return &endpoint{
 		route:      routeTestset,
 		method:     http.MethodDelete,
 		kind:       "TestsetDeletion",
