@@ -47,6 +47,7 @@ manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 	cp config/crd/bases/*.yaml charts/eval-operator/crds/
 	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
+	hack/argocd-health.sh
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods.
@@ -70,7 +71,7 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 
 .PHONY: test
 test: manifests generate envtest ginkgo ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
-	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/reliability
+	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/framework/... ./test/reliability
 
 ##@ Benchmarks and reliability
 

@@ -33,6 +33,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -178,6 +179,23 @@ func (c *config) validate() error {
 	return errors.Join(errs...)
 }
 
+// shutdownMargin is the time a stopping manager allows beyond its longest
+// request for the writes that record its answer (annotation, status, event).
+const shutdownMargin = 5 * time.Second
+
+// gracefulShutdownTimeout is how long a stopping manager waits for its work
+// to finish: a create in flight takes up to --api-timeout, and the REST
+// server drains for --rest-sync-timeout plus 5s. The pod's
+// terminationGracePeriodSeconds must exceed it (the chart derives it from the
+// same flags), or a rolling update cuts creates off.
+func (c *config) gracefulShutdownTimeout() time.Duration {
+	longest := c.apiTimeout
+	if c.serveAPI != "" {
+		longest = max(longest, c.restSyncTimeout+restapi.ShutdownMargin)
+	}
+	return longest + shutdownMargin
+}
+
 // service is the Evaluation Service the reconcilers talk to.
 func (c *config) service() (evalapi.Service, error) {
 	if c.apiURL == "" {
@@ -222,6 +240,7 @@ func run(c config) error {
 		LeaderElectionID:              "eval-operator.evaluation.eval-operator.dev",
 		LeaderElectionNamespace:       c.leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       ptr.To(c.gracefulShutdownTimeout()),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
@@ -256,7 +275,8 @@ func run(c config) error {
 	if c.apiURL != "" {
 		mode = "upstream " + c.apiURL
 	}
-	log.Info("starting manager", "mode", mode, "serveAPI", c.serveAPI)
+	log.Info("starting manager", "mode", mode, "serveAPI", c.serveAPI,
+		"gracefulShutdownTimeout", c.gracefulShutdownTimeout().String())
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
 

@@ -87,3 +87,24 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		}
 	}
 }
+
+func TestGracefulShutdownTimeout(t *testing.T) {
+	cases := []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 15 * time.Second},                           // --api-timeout 10s + 5s
+		{[]string{"--serve-api=:8082"}, 20 * time.Second}, // --rest-sync-timeout 10s + 5s drain + 5s
+		{[]string{"--serve-api=:8082", "--api-timeout=30s"}, 35 * time.Second},
+		{[]string{"--rest-sync-timeout=1m"}, 15 * time.Second}, // no REST server, nothing to drain
+	}
+	for _, tc := range cases {
+		c, err := parse(tc.args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.gracefulShutdownTimeout(); got != tc.want {
+			t.Errorf("%v: gracefulShutdownTimeout() = %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}

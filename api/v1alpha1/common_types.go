@@ -56,6 +56,10 @@ const (
 
 // Condition reasons. Every reason is documented in the README.
 const (
+	// ReasonPending: the operator has not acted on the object yet. New
+	// objects get it from the CRD's default status, so kstatus (Flux,
+	// kubectl wait) and Argo CD see them in progress from the first second.
+	ReasonPending = "Pending"
 	// ReasonCreated: the remote Metric was created and its id recorded.
 	ReasonCreated = "Created"
 	// ReasonAdopted: the remote id came from the metric-id annotation.

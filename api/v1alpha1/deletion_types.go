@@ -67,7 +67,10 @@ type TestsetDeletion struct {
 	Spec TestsetDeletionSpec `json:"spec"`
 
 	// status reports the deletion's progress.
+	// A new object starts with Ready Unknown and Reconciling True (reason
+	// Pending) until the operator first acts on it.
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status DeletionStatus `json:"status,omitempty"`
 }
 
@@ -148,7 +151,10 @@ type TestcaseDeletion struct {
 	Spec TestcaseDeletionSpec `json:"spec"`
 
 	// status reports the deletion's progress.
+	// A new object starts with Ready Unknown and Reconciling True (reason
+	// Pending) until the operator first acts on it.
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status TestcaseDeletionStatus `json:"status,omitempty"`
 }
 

@@ -217,7 +217,10 @@ type Metric struct {
 	Spec MetricSpec `json:"spec"`
 
 	// status is what the service returned, and the operator's conditions.
+	// A new object starts with Ready Unknown and Reconciling True (reason
+	// Pending) until the operator first acts on it.
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status MetricStatus `json:"status,omitempty"`
 }
 

@@ -49,6 +49,10 @@ const (
 	DefaultDeletionTTL  = 24 * time.Hour
 )
 
+// ShutdownMargin is how long, beyond SyncTimeout, a stopping server waits
+// for the requests in flight.
+const ShutdownMargin = 5 * time.Second
+
 // maxDeletionTTL is the largest ttlSecondsAfterFinished the CRDs accept.
 const maxDeletionTTL = 365 * 24 * time.Hour
 
@@ -194,7 +198,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("serving the REST API: %w", err)
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.SyncTimeout+5*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.SyncTimeout+ShutdownMargin)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutting down the REST API: %w", err)

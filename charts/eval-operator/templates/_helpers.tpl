@@ -108,3 +108,30 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--zap-log-level=%v" $v.logLevel) }}
 {{- toYaml (concat $args $v.extraArgs) }}
 {{- end }}
+
+{{/*
+Whole seconds (rounded up) of a Go duration such as 10s, 1m30s or 500ms.
+*/}}
+{{- define "eval-operator.seconds" -}}
+{{- $units := dict "ns" 0.000000001 "us" 0.000001 "µs" 0.000001 "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 }}
+{{- $total := 0.0 }}
+{{- range $part := regexFindAll "[0-9.]+(ns|us|µs|ms|s|m|h)" (toString .) -1 }}
+{{- $number := regexFind "^[0-9.]+" $part }}
+{{- $total = addf $total (mulf (float64 $number) (get $units (trimPrefix $number $part))) }}
+{{- end }}
+{{- ceil $total | int }}
+{{- end }}
+
+{{/*
+The pod's terminationGracePeriodSeconds: longer than the manager's graceful
+shutdown (cmd/main.go gracefulShutdownTimeout: the longest of --api-timeout
+and, with the REST server, --rest-sync-timeout plus 5s drain, plus 5s), so
+a rolling update never SIGKILLs a create in flight.
+*/}}
+{{- define "eval-operator.terminationGracePeriodSeconds" -}}
+{{- $longest := include "eval-operator.seconds" .Values.apiTimeout | int }}
+{{- if .Values.serveApi.enabled }}
+{{- $longest = max $longest (add (include "eval-operator.seconds" .Values.restSyncTimeout | int) 5) }}
+{{- end }}
+{{- add $longest 5 10 }}
+{{- end }}
