@@ -32,6 +32,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/test/framework"
 	"github.com/eval-operator/eval-operator/test/framework/argocd"
 )
 
@@ -46,7 +47,7 @@ var _ = Describe("Argo CD health checks", func() {
 		DeferCleanup(upstream.Close)
 		ns := newNamespace(ctx, "argocd-health")
 		createKeySecret(ctx, ns, "good-key", evalapitest.DefaultKey, false)
-		createKeySecret(ctx, ns, "refused-key", newKey(), false)
+		createKeySecret(ctx, ns, "refused-key", framework.NewKey("e2e"), false)
 
 		expect := func(obj client.Object, file, status, message string) {
 			GinkgoHelper()
