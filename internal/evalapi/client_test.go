@@ -326,13 +326,13 @@ var _ = Describe("Client", func() {
 
 		It("tolerates an error body that is not an ApiError", func() {
 			base := serve(func(w http.ResponseWriter, _ *http.Request) {
-				w.WriteHeader(http.StatusBadGateway)
-				_, _ = w.Write([]byte("<html>Bad Gateway</html>"))
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte("<html>Service Unavailable</html>"))
 			})
 			_, err := newClient(base).DeleteTestset(ctx, key, "ts1")
 			e := asError(err)
 			Expect(e.Kind).To(Equal(evalapi.KindUnavailable))
-			Expect(e.StatusCode).To(Equal(http.StatusBadGateway))
+			Expect(e.StatusCode).To(Equal(http.StatusServiceUnavailable))
 			Expect(e.API).NotTo(HaveOccurred(), "no ApiError was decoded")
 		})
 

@@ -30,6 +30,14 @@ type Service interface {
 	BulkDeleteTestcases(ctx context.Context, key APIKey, ids []string) (SuccessResponse, error)
 	// DeleteTestset deletes one testset.
 	DeleteTestset(ctx context.Context, key APIKey, testsetID string) (SuccessResponse, error)
+	// GetMetric reads one Metric in response form.
+	GetMetric(ctx context.Context, key APIKey, metricID string) (Metric, error)
+	// UpdateMetric applies req to one Metric and returns it in response form.
+	UpdateMetric(ctx context.Context, key APIKey, metricID string, req MetricUpdate) (Metric, error)
+	// DeleteMetric deletes one Metric.
+	DeleteMetric(ctx context.Context, key APIKey, metricID string) (SuccessResponse, error)
+	// ListMetrics returns one page of project projectID's Metrics, newest first.
+	ListMetrics(ctx context.Context, key APIKey, projectID string, opts ListOptions) (MetricPage, error)
 }
 
 // operation names one Service method in errors (name) and in metrics (label).
@@ -42,4 +50,8 @@ var (
 	opCreateMetric        = operation{name: "CreateMetric", label: "create_metric"}
 	opBulkDeleteTestcases = operation{name: "BulkDeleteTestcases", label: "bulk_delete_testcases"}
 	opDeleteTestset       = operation{name: "DeleteTestset", label: "delete_testset"}
+	opGetMetric           = operation{name: "GetMetric", label: "get_metric"}
+	opUpdateMetric        = operation{name: "UpdateMetric", label: "update_metric"}
+	opDeleteMetric        = operation{name: "DeleteMetric", label: "delete_metric"}
+	opListMetrics         = operation{name: "ListMetrics", label: "list_metrics"}
 )
