@@ -396,7 +396,7 @@ func statusKind(status int, apiErr *APIError) ErrorKind {
 }
 
 // fromService reports whether e is a whole ApiError, as only the service
-// itself sends: code, message and details all present.
+// itself sends: a code, a message and a details object.
 func fromService(e *APIError) bool {
 	return e != nil && e.Code != "" && e.Message != "" && e.Details != nil
 }

@@ -297,17 +297,17 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, endpoints ...endpoin
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
 		for _, e := range endpoints {
-			served := s.serves(e.op)
-			if r.Method == e.method && served {
+			if !s.serves(e.op) {
+				if r.Method == e.method {
+					s.count(e.op) // and answered below, as an older service would
+				}
+				continue
+			}
+			if r.Method == e.method {
 				s.serve(w, r, e.op, e.h)
 				return
 			}
-			if r.Method == e.method {
-				s.count(e.op)
-			}
-			if served {
-				allow = append(allow, e.method)
-			}
+			allow = append(allow, e.method)
 		}
 		if len(allow) == 0 {
 			writeReply(w, noSuchOperation())
@@ -501,7 +501,7 @@ func (s *Server) deleteMetric(r *http.Request, _ []byte) (func() reply, reply) {
 // names the last Metric of the previous page, so Metrics created since do
 // not shift the pages that follow.
 func (s *Server) listMetrics(r *http.Request, _ []byte) (func() reply, reply) {
-	limit, after, errs := listQuery(r.URL.Query())
+	limit, olderThan, errs := listQuery(r.URL.Query())
 	if len(errs) > 0 {
 		return nil, invalid(errs...)
 	}
@@ -511,7 +511,7 @@ func (s *Server) listMetrics(r *http.Request, _ []byte) (func() reply, reply) {
 		defer s.mu.Unlock()
 		all := s.newestFirst(func(sm *storedMetric) bool { return sm.ProjectID == projectID })
 		total := len(all)
-		rest := slices.DeleteFunc(all, func(sm *storedMetric) bool { return after > 0 && sm.seq >= after })
+		rest := slices.DeleteFunc(all, func(sm *storedMetric) bool { return olderThan > 0 && sm.seq >= olderThan })
 		page := evalapi.MetricPage{Data: []evalapi.Metric{}, Total: &total}
 		for _, sm := range rest[:min(limit, len(rest))] {
 			page.Data = append(page.Data, sm.Metric)
@@ -524,8 +524,9 @@ func (s *Server) listMetrics(r *http.Request, _ []byte) (func() reply, reply) {
 	}, reply{}
 }
 
-// listQuery reads limit (1 to 100, default 20) and cursor (0: none).
-func listQuery(q url.Values) (limit, after int, errs []fieldError) {
+// listQuery reads limit (1 to 100, default 20) and cursor: the page holds
+// the Metrics older than olderThan, a creation sequence number (0: all).
+func listQuery(q url.Values) (limit, olderThan int, errs []fieldError) {
 	limit = defaultListLimit
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
@@ -536,16 +537,17 @@ func listQuery(q url.Values) (limit, after int, errs []fieldError) {
 	}
 	if c := q.Get("cursor"); c != "" {
 		var ok bool
-		if after, ok = decodeCursor(c); !ok {
+		if olderThan, ok = decodeCursor(c); !ok {
 			errs = append(errs, fieldError{Field: "cursor", Message: "cursor is not a cursor this service issued"})
 		}
 	}
-	return limit, after, errs
+	return limit, olderThan, errs
 }
 
-const cursorPrefix = "after:"
+const cursorPrefix = "older-than:"
 
-// encodeCursor is an opaque cursor for the Metrics created before seq.
+// encodeCursor is an opaque cursor for the Metrics created before the one
+// with sequence number seq.
 func encodeCursor(seq int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(seq)))
 }
