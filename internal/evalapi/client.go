@@ -175,12 +175,70 @@ func (c *Client) DeleteTestset(ctx context.Context, key APIKey, testsetID string
 	return s, err
 }
 
-// call is one request of a Service method.
+// GetMetric sends GET /metrics/{metricId}.
+func (c *Client) GetMetric(ctx context.Context, key APIKey, metricID string) (Metric, error) {
+	var m Metric
+	err := c.call(ctx, key, call{
+		op:       opGetMetric,
+		method:   http.MethodGet,
+		segments: []string{"metrics", metricID},
+		decode:   func(data []byte) error { return decodeMetric(data, &m) },
+	})
+	return m, err
+}
+
+// UpdateMetric sends PATCH /metrics/{metricId}.
+func (c *Client) UpdateMetric(ctx context.Context, key APIKey, metricID string, req MetricUpdate) (Metric, error) {
+	var m Metric
+	err := c.call(ctx, key, call{
+		op:       opUpdateMetric,
+		method:   http.MethodPatch,
+		segments: []string{"metrics", metricID},
+		body:     req,
+		decode:   func(data []byte) error { return decodeMetric(data, &m) },
+	})
+	return m, err
+}
+
+// DeleteMetric sends DELETE /metrics/{metricId}.
+func (c *Client) DeleteMetric(ctx context.Context, key APIKey, metricID string) (SuccessResponse, error) {
+	var s SuccessResponse
+	err := c.call(ctx, key, call{
+		op:       opDeleteMetric,
+		method:   http.MethodDelete,
+		segments: []string{"metrics", metricID},
+		decode:   func(data []byte) error { return decodeSuccess(data, &s) },
+	})
+	return s, err
+}
+
+// ListMetrics sends GET /projects/{projectId}/metrics?limit=&cursor=.
+func (c *Client) ListMetrics(ctx context.Context, key APIKey, projectID string, opts ListOptions) (MetricPage, error) {
+	query := url.Values{}
+	if opts.Limit != 0 {
+		query.Set("limit", strconv.Itoa(opts.Limit))
+	}
+	if opts.Cursor != "" {
+		query.Set("cursor", opts.Cursor)
+	}
+	var p MetricPage
+	err := c.call(ctx, key, call{
+		op:       opListMetrics,
+		method:   http.MethodGet,
+		segments: []string{"projects", projectID, "metrics"},
+		query:    query,
+		decode:   func(data []byte) error { return decodePage(data, &p) },
+	})
+	return p, err
+}
+
+// call is one request of an operation.
 type call struct {
 	op       serviceOp
 	method   string
-	segments []string // unescaped path segments below the base URL
-	body     any      // nil: no body
+	segments []string   // unescaped path segments below the base URL
+	query    url.Values // nil: no query
+	body     any        // nil: no body
 	decode   func([]byte) error
 }
 
@@ -217,6 +275,9 @@ func (c *Client) newRequest(cl call, key APIKey) (*http.Request, error) {
 	target, err := c.endpoint(cl.segments)
 	if err != nil {
 		return nil, err
+	}
+	if len(cl.query) > 0 {
+		target += "?" + cl.query.Encode()
 	}
 	body := io.Reader(http.NoBody)
 	if cl.body != nil {
@@ -305,11 +366,12 @@ func readCapped(r io.Reader) ([]byte, error) {
 func (a answer) check(cl call, key APIKey) error {
 	status := a.resp.StatusCode
 	if status < 200 || status > 299 {
+		apiErr := decodeAPIError(a.body, key)
 		return &Error{
-			Kind:       statusKind(status),
+			Kind:       statusKind(status, apiErr),
 			Op:         cl.op.name,
 			StatusCode: status,
-			API:        decodeAPIError(a.body, key),
+			API:        apiErr,
 			RetryAfter: parseRetryAfter(a.resp.Header.Get("Retry-After"), time.Now()),
 		}
 	}
@@ -324,18 +386,35 @@ func (a answer) check(cl call, key APIKey) error {
 	return nil
 }
 
-func statusKind(status int) ErrorKind {
+// statusKind classifies an error answer; apiErr is its decoded body, if any.
+func statusKind(status int, apiErr *APIError) ErrorKind {
 	switch {
 	case status == http.StatusUnauthorized:
 		return KindUnauthorized
 	case status == http.StatusTooManyRequests:
 		return KindRateLimited
-	case status >= 500:
+	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
+		return KindNotFound
+	case status == http.StatusServiceUnavailable:
 		return KindUnavailable
+	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
+		// A gateway answered; it may have forwarded the request before it failed.
+		return KindOutcomeUnknown
+	case status >= 500 && fromService(apiErr):
+		return KindUnavailable
+	case status >= 500:
+		// Not the service's own body, so a gateway answered, as above.
+		return KindOutcomeUnknown
 	default:
 		// Other 4xx, and 3xx: the request, or the base URL, must change.
 		return KindRejected
 	}
+}
+
+// fromService reports whether e is a whole ApiError, as only the service
+// itself sends: a code, a message and a details object.
+func fromService(e *APIError) bool {
+	return e != nil && e.Code != "" && e.Message != "" && e.Details != nil
 }
 
 // decodeAPIError returns the ApiError in body, or nil when body is not one
@@ -369,6 +448,9 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 var (
 	errNoMetricID = errors.New("the answer has no metric id")
 	errNoSuccess  = errors.New("the answer has no success field")
+	errNoData     = errors.New("the answer has no data")
+	errNoHasMore  = errors.New("the answer has no hasMore field")
+	errNoCursor   = errors.New("the answer has more Metrics but no nextCursor")
 )
 
 func decodeMetric(data []byte, m *Metric) error {
@@ -392,5 +474,32 @@ func decodeSuccess(data []byte, s *SuccessResponse) error {
 		return errNoSuccess
 	}
 	s.Success = *body.Success
+	return nil
+}
+
+func decodePage(data []byte, p *MetricPage) error {
+	var body struct {
+		Data       []Metric `json:"data"`
+		NextCursor *string  `json:"nextCursor"`
+		HasMore    *bool    `json:"hasMore"`
+		Total      *int     `json:"total"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		return fmt.Errorf("decoding the page: %w", err)
+	}
+	switch {
+	case body.Data == nil:
+		return errNoData
+	case body.HasMore == nil:
+		return errNoHasMore
+	case *body.HasMore && (body.NextCursor == nil || *body.NextCursor == ""):
+		return errNoCursor
+	}
+	for _, m := range body.Data {
+		if m.ID == "" {
+			return errNoMetricID
+		}
+	}
+	*p = MetricPage{Data: body.Data, NextCursor: body.NextCursor, HasMore: *body.HasMore, Total: body.Total}
 	return nil
 }

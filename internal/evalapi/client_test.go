@@ -20,9 +20,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +40,9 @@ import (
 )
 
 const key = evalapi.APIKey("ak_s3cr3t-must-never-leak")
+
+// apiErrorBody is an error answer as only the service itself sends it.
+const apiErrorBody = `{"code":"INTERNAL_ERROR","message":"An unexpected error occurred","details":{}}`
 
 func newClient(baseURL string, configure ...func(*evalapi.Options)) *evalapi.Client {
 	opts := evalapi.Options{BaseURL: baseURL}
@@ -99,7 +105,25 @@ var _ = Describe("Client", func() {
 			_, err := c.DeleteTestset(context.Background(), k, "ts1")
 			return err
 		},
+		evalapitest.OpGetMetric: func(c *evalapi.Client, k evalapi.APIKey) error {
+			_, err := c.GetMetric(context.Background(), k, "met_1")
+			return err
+		},
+		evalapitest.OpUpdateMetric: func(c *evalapi.Client, k evalapi.APIKey) error {
+			_, err := c.UpdateMetric(context.Background(), k, "met_1", evalapi.MetricUpdate{EvalType: "human", OutputType: "int"})
+			return err
+		},
+		evalapitest.OpDeleteMetric: func(c *evalapi.Client, k evalapi.APIKey) error {
+			_, err := c.DeleteMetric(context.Background(), k, "met_1")
+			return err
+		},
+		evalapitest.OpListMetrics: func(c *evalapi.Client, k evalapi.APIKey) error {
+			_, err := c.ListMetrics(context.Background(), k, "proj-1", evalapi.ListOptions{})
+			return err
+		},
 	}
+	// opNames are the operations in a stable order, for table entries.
+	opNames := slices.Sorted(maps.Keys(operations))
 
 	DescribeTable("sends each variant as the API expects and returns the response form",
 		func(req evalapi.MetricRequest, wantBody string) {
@@ -214,6 +238,63 @@ var _ = Describe("Client", func() {
 			Entry("401", evalapitest.Status401, evalapi.KindUnauthorized, 401, evalapi.CodeUnauthorized),
 			Entry("429", evalapitest.Status429(""), evalapi.KindRateLimited, 429, evalapi.CodeRateLimited),
 			Entry("500", evalapitest.Status500, evalapi.KindUnavailable, 500, evalapi.CodeInternal),
+		)
+
+		// Every operation, with each answer that fails it before the service looks at the request.
+		faultEntries := make([]TableEntry, 0, 6*len(opNames))
+		for _, op := range opNames {
+			faultEntries = append(faultEntries,
+				Entry(op+": 401", op, evalapitest.Status401, evalapi.KindUnauthorized, 401, time.Duration(0)),
+				Entry(op+": 429 with Retry-After", op, evalapitest.Status429("7"), evalapi.KindRateLimited, 429, 7*time.Second),
+				Entry(op+": 500 with the service's ApiError", op, evalapitest.Status500, evalapi.KindUnavailable, 500, time.Duration(0)),
+				Entry(op+": 503", op, evalapitest.Status(503), evalapi.KindUnavailable, 503, time.Duration(0)),
+				Entry(op+": 502 from a gateway", op, evalapitest.Status502Gateway, evalapi.KindOutcomeUnknown, 502, time.Duration(0)),
+				Entry(op+": 504 from a gateway", op, evalapitest.Status504Gateway, evalapi.KindOutcomeUnknown, 504, time.Duration(0)),
+			)
+		}
+		DescribeTable("classifies each failure of each operation",
+			func(op string, fault evalapitest.Fault, wantKind evalapi.ErrorKind, wantStatus int, wantRetryAfter time.Duration) {
+				fake.InjectFaults(op, fault)
+				e := asError(operations[op](client, key))
+				Expect(e.Kind).To(Equal(wantKind))
+				Expect(e.StatusCode).To(Equal(wantStatus))
+				Expect(e.RetryAfter).To(Equal(wantRetryAfter))
+				Expect(fake.Calls(op)).To(Equal(1))
+			},
+			faultEntries,
+		)
+
+		DescribeTable("classifies an error answer by its status and body",
+			func(status int, body string, want evalapi.ErrorKind) {
+				base := serve(func(w http.ResponseWriter, _ *http.Request) {
+					w.WriteHeader(status)
+					_, _ = w.Write([]byte(body))
+				})
+				_, err := newClient(base).DeleteMetric(ctx, key, "met_1")
+				Expect(evalapi.KindOf(err)).To(Equal(want))
+				Expect(asError(err).StatusCode).To(Equal(status))
+			},
+			Entry("500 with the service's ApiError: retryable", 500, apiErrorBody, evalapi.KindUnavailable),
+			Entry("501 with the service's ApiError: retryable", 501, apiErrorBody, evalapi.KindUnavailable),
+			Entry("500 with an HTML page: a gateway's", 500, "<html>Internal Server Error</html>", evalapi.KindOutcomeUnknown),
+			Entry("500 without a body", 500, "", evalapi.KindOutcomeUnknown),
+			Entry("500 with an ApiError without details", 500, `{"code":"INTERNAL_ERROR","message":"m"}`, evalapi.KindOutcomeUnknown),
+			Entry("500 with an ApiError with null details", 500, `{"code":"INTERNAL_ERROR","message":"m","details":null}`, evalapi.KindOutcomeUnknown),
+			Entry("500 with an ApiError without message", 500, `{"code":"INTERNAL_ERROR","details":{}}`, evalapi.KindOutcomeUnknown),
+			Entry("500 with an ApiError without code", 500, `{"message":"m","details":{}}`, evalapi.KindOutcomeUnknown),
+			Entry("502 even with an ApiError", 502, apiErrorBody, evalapi.KindOutcomeUnknown),
+			Entry("504 even with an ApiError", 504, apiErrorBody, evalapi.KindOutcomeUnknown),
+			Entry("507 with an HTML page", 507, "<html>Insufficient Storage</html>", evalapi.KindOutcomeUnknown),
+			Entry("503 with an HTML page", 503, "<html>Service Unavailable</html>", evalapi.KindUnavailable),
+			Entry("503 with an ApiError", 503, apiErrorBody, evalapi.KindUnavailable),
+			Entry("429 with an HTML page", 429, "<html>Too Many Requests</html>", evalapi.KindRateLimited),
+			Entry("401", 401, `{"code":"UNAUTHORIZED","message":"m","details":{}}`, evalapi.KindUnauthorized),
+			Entry("404 with the service's NOT_FOUND", 404, `{"code":"NOT_FOUND","message":"m","details":{}}`, evalapi.KindNotFound),
+			Entry("404 with an HTML page", 404, "<html>Not Found</html>", evalapi.KindNotFound),
+			Entry("405: not served", 405, `{"code":"METHOD_NOT_ALLOWED","message":"m","details":{}}`, evalapi.KindNotFound),
+			Entry("400", 400, `{"code":"VALIDATION_ERROR","message":"m","details":{}}`, evalapi.KindRejected),
+			Entry("403", 403, `{"code":"FORBIDDEN","message":"m","details":{}}`, evalapi.KindRejected),
+			Entry("409", 409, `{"code":"CONFLICT","message":"m","details":{}}`, evalapi.KindRejected),
 		)
 
 		It("reports a key the service does not accept as Unauthorized, with the API's message", func() {
@@ -342,13 +423,13 @@ var _ = Describe("Client", func() {
 
 		It("tolerates an error body that is not an ApiError", func() {
 			base := serve(func(w http.ResponseWriter, _ *http.Request) {
-				w.WriteHeader(http.StatusBadGateway)
-				_, _ = w.Write([]byte("<html>Bad Gateway</html>"))
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte("<html>Service Unavailable</html>"))
 			})
 			_, err := newClient(base).DeleteTestset(ctx, key, "ts1")
 			e := asError(err)
 			Expect(e.Kind).To(Equal(evalapi.KindUnavailable))
-			Expect(e.StatusCode).To(Equal(http.StatusBadGateway))
+			Expect(e.StatusCode).To(Equal(http.StatusServiceUnavailable))
 			Expect(e.API).NotTo(HaveOccurred(), "no ApiError was decoded")
 		})
 
@@ -368,6 +449,164 @@ var _ = Describe("Client", func() {
 		})
 	})
 
+	Describe("the rest of a Metric's life", func() {
+		var id string
+		// stored is the Metric the fake holds under id.
+		stored := func(id string) evalapi.Metric {
+			m, ok := fake.Metric(id)
+			ExpectWithOffset(1, ok).To(BeTrue(), id)
+			return m
+		}
+
+		BeforeEach(func() {
+			m, err := client.CreateMetric(ctx, key, "proj-1", minimal("ai", "int"))
+			Expect(err).NotTo(HaveOccurred())
+			id = m.ID
+		})
+
+		It("reads a Metric", func() {
+			Expect(fake.EditMetric(id, func(m *evalapi.Metric) { m.Guidelines = "edited remotely" })).To(BeTrue())
+			m, err := client.GetMetric(ctx, key, id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m).To(Equal(stored(id)))
+			Expect(m.Guidelines).To(Equal("edited remotely"))
+		})
+
+		It("changes a Metric to the desired variant with one PATCH", func() {
+			spec := evalapi.SpecFor("proj-1", evalapi.MetricRequest{Name: "n", EvalType: "human", OutputType: "float", Guidelines: ptr("be fair")})
+			want := evalapi.DesiredVariant(&spec)
+			m, err := client.UpdateMetric(ctx, key, id, want)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m).To(Equal(evalapi.Metric{ID: id, Name: "n", EvalType: "human", OutputType: "float", Guidelines: "be fair", PassingThreshold: ptr(0.9)}))
+			Expect(evalapi.Differs(m, want)).To(BeFalse())
+			Expect(stored(id)).To(Equal(m))
+			Expect(fake.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
+		})
+
+		It("sends PATCH and DELETE to the escaped id, with an explicit null description", func() {
+			got := make(chan string, 2)
+			base := serve(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				got <- r.Method + " " + r.URL.EscapedPath() + " " + r.Header.Get("Content-Type") + " " + string(body)
+				_, _ = w.Write([]byte(`{"id":"met/1","name":"m","description":null,"evalType":"human","outputType":"boolean","guidelines":"","success":true}`))
+			})
+			c := newClient(base)
+			_, err := c.UpdateMetric(ctx, key, "met/1", evalapi.MetricUpdate{EvalType: "human", OutputType: "boolean", Description: evalapi.NullableFrom[string](nil)})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(<-got).To(Equal(`PATCH /api/v2/metrics/met%2F1 application/json {"description":null,"evalType":"human","outputType":"boolean"}`))
+			_, err = c.DeleteMetric(ctx, key, "met/1")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(<-got).To(Equal(`DELETE /api/v2/metrics/met%2F1  `))
+		})
+
+		It("deletes a Metric, and reports a second deletion as NotFound", func() {
+			s, err := client.DeleteMetric(ctx, key, id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.Success).To(BeTrue())
+			_, found := fake.Metric(id)
+			Expect(found).To(BeFalse())
+
+			_, err = client.DeleteMetric(ctx, key, id)
+			e := asError(err)
+			Expect(e.Kind).To(Equal(evalapi.KindNotFound))
+			Expect(e.StatusCode).To(Equal(http.StatusNotFound))
+			Expect(e.API).To(HaveField("Code", evalapi.CodeNotFound))
+		})
+
+		It("reports an unknown id as NotFound to every operation on it", func() {
+			for _, op := range []string{evalapitest.OpGetMetric, evalapitest.OpUpdateMetric, evalapitest.OpDeleteMetric} {
+				e := asError(operations[op](client, key)) // met_1 does not exist
+				Expect(e.Kind).To(Equal(evalapi.KindNotFound), op)
+				Expect(e.API).To(HaveField("Code", evalapi.CodeNotFound), op)
+			}
+		})
+
+		It("reports the operations an older service does not serve as NotFound", func() {
+			old := evalapitest.New(evalapitest.WithKeys(string(key)), evalapitest.WithoutMetricLifecycle())
+			DeferCleanup(old.Close)
+			c := newClient(old.URL())
+			for op, status := range map[string]int{
+				evalapitest.OpGetMetric: 404, evalapitest.OpUpdateMetric: 404, evalapitest.OpDeleteMetric: 404, evalapitest.OpListMetrics: 405,
+			} {
+				e := asError(operations[op](c, key))
+				Expect(e.Kind).To(Equal(evalapi.KindNotFound), op)
+				Expect(e.StatusCode).To(Equal(status), op)
+				Expect(old.Calls(op)).To(Equal(1), op)
+			}
+		})
+
+		It("reports a rejected PATCH as Rejected, changing nothing", func() {
+			before := stored(id)
+			_, err := client.UpdateMetric(ctx, key, id, evalapi.MetricUpdate{EvalType: "human", OutputType: "int", Temperature: ptr(1.0)})
+			e := asError(err)
+			Expect(e.Kind).To(Equal(evalapi.KindRejected))
+			Expect(e.API.Details).To(HaveKeyWithValue("errors", ConsistOf(HaveKeyWithValue("field", "temperature"))))
+			Expect(stored(id)).To(Equal(before))
+		})
+
+		It("follows nextCursor through a project's Metrics, newest first", func() {
+			for range 4 {
+				_, err := client.CreateMetric(ctx, key, "proj-1", minimal("human", "boolean"))
+				Expect(err).NotTo(HaveOccurred())
+			}
+			_, err := client.CreateMetric(ctx, key, "proj-2", minimal("human", "boolean"))
+			Expect(err).NotTo(HaveOccurred())
+
+			var got []evalapi.Metric
+			opts := evalapi.ListOptions{Limit: 2}
+			for pages := 1; ; pages++ {
+				page, err := client.ListMetrics(ctx, key, "proj-1", opts)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(page.Total).To(HaveValue(Equal(5)))
+				got = append(got, page.Data...)
+				if !page.HasMore {
+					Expect(page.NextCursor).To(BeNil())
+					Expect(pages).To(Equal(3))
+					break
+				}
+				opts.Cursor = *page.NextCursor
+			}
+			var want []evalapi.Metric
+			for _, rm := range slices.Backward(fake.Metrics()) {
+				if rm.ProjectID == "proj-1" {
+					want = append(want, rm.Metric)
+				}
+			}
+			Expect(got).To(Equal(want))
+		})
+
+		It("sends limit and cursor only when set, escaped", func() {
+			queries := make(chan string, 2)
+			base := serve(func(w http.ResponseWriter, r *http.Request) {
+				queries <- r.URL.EscapedPath() + "?" + r.URL.RawQuery
+				_, _ = w.Write([]byte(`{"data":[],"nextCursor":null,"hasMore":false}`))
+			})
+			c := newClient(base)
+			page, err := c.ListMetrics(ctx, key, "proj 1", evalapi.ListOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(page).To(Equal(evalapi.MetricPage{Data: []evalapi.Metric{}}))
+			Expect(<-queries).To(Equal("/api/v2/projects/proj%201/metrics?"))
+			_, err = c.ListMetrics(ctx, key, "p", evalapi.ListOptions{Limit: 5, Cursor: "a b&c=/"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(<-queries).To(Equal("/api/v2/projects/p/metrics?cursor=a+b%26c%3D%2F&limit=5"))
+		})
+
+		It("reports a list answer it cannot read as OutcomeUnknown", func() {
+			for _, body := range []string{
+				`{}`,
+				`{"data":null,"nextCursor":null,"hasMore":false}`,
+				`{"data":[],"nextCursor":null}`,
+				`{"data":[],"nextCursor":null,"hasMore":true}`,
+				`{"data":[{"name":"no id"}],"nextCursor":null,"hasMore":false}`,
+				`<html>ok</html>`,
+			} {
+				base := serve(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) })
+				_, err := newClient(base).ListMetrics(ctx, key, "p", evalapi.ListOptions{})
+				Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindOutcomeUnknown), body)
+			}
+		})
+	})
+
 	Describe("the API key", func() {
 		// expectNoKey fails when the key shows in any rendering of err.
 		expectNoKey := func(err error, secret evalapi.APIKey, what string) {
@@ -381,11 +620,14 @@ var _ = Describe("Client", func() {
 			faults := map[string]evalapitest.Fault{
 				"401": evalapitest.Status401, "429": evalapitest.Status429("1"), "500": evalapitest.Status500,
 				"reset": evalapitest.Reset, "commit-then-reset": evalapitest.CommitThenReset,
+				"502": evalapitest.Status502Gateway,
 			}
 			for op, call := range operations {
 				for name, fault := range faults {
 					fake.InjectFaults(op, fault)
-					expectNoKey(call(client, key), key, op+"/"+name)
+					// A fresh client each time: Go's transport replays a GET whose
+					// reused connection was reset, which would hide the fault.
+					expectNoKey(call(newClient(fake.URL()), key), key, op+"/"+name)
 				}
 				expectNoKey(call(client, "ak_rotated-away-secret"), "ak_rotated-away-secret", op+"/unknown key")
 				expectNoKey(call(client, "sk_invalid-secret"), "sk_invalid-secret", op+"/invalid key")
@@ -470,6 +712,22 @@ var _ = Describe("Client", func() {
 			Expect(requests("delete_testset", "error")).To(Equal(dropped + 1))
 			Expect(observations("create_metric")).To(Equal(createTimes + 1))
 			Expect(observations("delete_testset")).To(Equal(deleteTimes + 2))
+		})
+
+		It("counts the Metric operations under their own labels", func() {
+			labels := map[string]string{
+				evalapitest.OpGetMetric: "404", evalapitest.OpUpdateMetric: "404", evalapitest.OpDeleteMetric: "404", evalapitest.OpListMetrics: "200",
+			}
+			before := map[string]float64{}
+			for op, code := range labels {
+				before[op] = requests(op, code)
+			}
+			for op := range labels {
+				_ = operations[op](client, key)
+			}
+			for op, code := range labels {
+				Expect(requests(op, code)).To(Equal(before[op]+1), op)
+			}
 		})
 	})
 })

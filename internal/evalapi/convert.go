@@ -36,6 +36,65 @@ func RequestFor(s *v1alpha1.MetricSpec) MetricRequest {
 	}
 }
 
+// DesiredVariant is the update that makes a remote Metric what s asks for:
+// every field of s's variant, with the service's default for each one s
+// leaves unset (description null, guidelines "", evalModelName gpt-4o,
+// temperature 0, passingThreshold 4 for int and 0.9 for float), and no field
+// of another variant. Sent as one PATCH, it leaves nothing of an earlier
+// spec behind.
+func DesiredVariant(s *v1alpha1.MetricSpec) MetricUpdate {
+	m := ResponseFor("", RequestFor(s))
+	return MetricUpdate{
+		Name:             &m.Name,
+		Description:      NullableFrom(m.Description),
+		EvalType:         m.EvalType,
+		OutputType:       m.OutputType,
+		Guidelines:       &m.Guidelines,
+		PromptTemplate:   copyOf(m.PromptTemplate),
+		EvalModelName:    m.EvalModelName,
+		Temperature:      m.Temperature,
+		PassingThreshold: m.PassingThreshold,
+	}
+}
+
+// Differs reports whether sending want would change remote, a Metric in
+// response form: whether name, description, evalType, outputType,
+// guidelines, the ai fields or passingThreshold differ from what want asks
+// for. Numbers compare as numbers (4 and 4.0 are equal). A field want does
+// not send is taken as remote has it, as a PATCH would keep it
+// (DesiredVariant sends every field).
+func Differs(remote Metric, want MetricUpdate) bool {
+	return !sameFields(remote, ResponseFor(remote.ID, MergeUpdate(remote, want)))
+}
+
+func sameFields(a, b Metric) bool {
+	return a.Name == b.Name &&
+		equalPtr(a.Description, b.Description) &&
+		a.EvalType == b.EvalType &&
+		a.OutputType == b.OutputType &&
+		a.Guidelines == b.Guidelines &&
+		equalPtr(a.PromptTemplate, b.PromptTemplate) &&
+		equalPtr(a.EvalModelName, b.EvalModelName) &&
+		equalPtr(a.Temperature, b.Temperature) &&
+		equalPtr(a.PassingThreshold, b.PassingThreshold)
+}
+
+// equalPtr reports whether both are unset or both hold equal values.
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func copyOf[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
 // SpecFor is the Metric spec that asks for req in project projectID: the
 // inverse of RequestFor.
 func SpecFor(projectID string, req MetricRequest) v1alpha1.MetricSpec {

@@ -37,18 +37,29 @@ const (
 	KindNotSent ErrorKind = iota + 1
 	// KindUnauthorized: the service answered 401. Retrying with the same key is pointless.
 	KindUnauthorized
-	// KindRejected: the service answered another 4xx. The request must change.
+	// KindRejected: the service answered a 4xx other than 401, 404, 405 and
+	// 429, or a 3xx. It acted on nothing; the request, or the base URL, must change.
 	KindRejected
-	// KindRateLimited: the service answered 429; RetryAfter says when to try again.
+	// KindRateLimited: the service answered 429 and acted on nothing;
+	// RetryAfter says when to try again.
 	KindRateLimited
-	// KindUnavailable: the service answered 5xx. A 5xx answer is taken to
-	// mean that the service did nothing, so it is safe to retry, a create
-	// included: the Metric reconciler clears create-pending and sends the
-	// create again.
+	// KindUnavailable: the service itself answered that the request failed:
+	// a 500 (or another 5xx but 502 and 504) carrying its own ApiError (code,
+	// message and details all present), or any 503. A retry is safe, even of
+	// a create.
 	KindUnavailable
-	// KindOutcomeUnknown: the request was sent but no answer arrived (timeout,
-	// connection reset). The service may or may not have acted on it.
+	// KindOutcomeUnknown: the request was sent, but whether the service acted
+	// on it is unknown: no answer arrived (timeout, connection reset), a 2xx
+	// answer could not be read, or a gateway answered in the service's place
+	// (every 502 and 504, and any other 5xx without the service's ApiError)
+	// after it may have forwarded the request.
 	KindOutcomeUnknown
+	// KindNotFound: the service answered 404 or 405. Either the addressed
+	// thing does not exist, or the service does not serve the operation (an
+	// older service); API holds the ApiError (NOT_FOUND) when the service sent
+	// one. Callers decide what it means (a deletion finds the thing already
+	// gone, a read finds nothing); it never means a create is due.
+	KindNotFound
 )
 
 func (k ErrorKind) String() string {
@@ -65,6 +76,8 @@ func (k ErrorKind) String() string {
 		return "Unavailable"
 	case KindOutcomeUnknown:
 		return "OutcomeUnknown"
+	case KindNotFound:
+		return "NotFound"
 	default:
 		return fmt.Sprintf("ErrorKind(%d)", int(k))
 	}

@@ -46,6 +46,14 @@ type Service interface {
 	BulkDeleteTestcases(ctx context.Context, key APIKey, ids []string) (SuccessResponse, error)
 	// DeleteTestset deletes one testset.
 	DeleteTestset(ctx context.Context, key APIKey, testsetID string) (SuccessResponse, error)
+	// GetMetric reads one Metric in response form.
+	GetMetric(ctx context.Context, key APIKey, metricID string) (Metric, error)
+	// UpdateMetric applies req to one Metric and returns it in response form.
+	UpdateMetric(ctx context.Context, key APIKey, metricID string, req MetricUpdate) (Metric, error)
+	// DeleteMetric deletes one Metric.
+	DeleteMetric(ctx context.Context, key APIKey, metricID string) (SuccessResponse, error)
+	// ListMetrics returns one page of project projectID's Metrics, newest first.
+	ListMetrics(ctx context.Context, key APIKey, projectID string, opts ListOptions) (MetricPage, error)
 }
 
 // serviceOp names one Service method in errors (name) and in metrics (label).
@@ -58,4 +66,8 @@ var (
 	opCreateMetric        = serviceOp{name: "CreateMetric", label: "create_metric"}
 	opBulkDeleteTestcases = serviceOp{name: "BulkDeleteTestcases", label: "bulk_delete_testcases"}
 	opDeleteTestset       = serviceOp{name: "DeleteTestset", label: "delete_testset"}
+	opGetMetric           = serviceOp{name: "GetMetric", label: "get_metric"}
+	opUpdateMetric        = serviceOp{name: "UpdateMetric", label: "update_metric"}
+	opDeleteMetric        = serviceOp{name: "DeleteMetric", label: "delete_metric"}
+	opListMetrics         = serviceOp{name: "ListMetrics", label: "list_metrics"}
 )

@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 )
 
 // Standalone is the Service of standalone mode, where no Evaluation Service
@@ -27,6 +28,14 @@ import (
 // fresh id locally ("met_" and 20 random hex digits) and answers with the
 // service's defaults filled in, and deletions succeed at once. It makes no
 // network calls and is safe for concurrent use; the zero value is ready.
+//
+// It keeps no Metrics: there is no remote copy to read, correct or clean up,
+// so the operator never calls GetMetric, UpdateMetric, DeleteMetric or
+// ListMetrics in standalone mode. They answer as a service without Metrics
+// would: GetMetric finds nothing (KindNotFound, ErrNoRemoteMetrics),
+// ListMetrics returns an empty last page, DeleteMetric succeeds at once and
+// UpdateMetric answers the update in response form under the given id, with
+// defaults for every field it leaves out.
 //
 // An empty key is accepted, because a standalone object need not reference a
 // Secret. A non-empty key that is not an ak_ key fails like it does with the
@@ -59,6 +68,42 @@ func (Standalone) DeleteTestset(_ context.Context, key APIKey, _ string) (Succes
 	}
 	return SuccessResponse{Success: true}, nil
 }
+
+// GetMetric finds nothing: standalone mode keeps no remote Metrics.
+func (Standalone) GetMetric(_ context.Context, key APIKey, _ string) (Metric, error) {
+	if err := checkStandaloneKey(opGetMetric, key); err != nil {
+		return Metric{}, err
+	}
+	return Metric{}, &Error{Kind: KindNotFound, Op: opGetMetric.name, Err: ErrNoRemoteMetrics}
+}
+
+// UpdateMetric returns req in response form under metricID.
+func (Standalone) UpdateMetric(_ context.Context, key APIKey, metricID string, req MetricUpdate) (Metric, error) {
+	if err := checkStandaloneKey(opUpdateMetric, key); err != nil {
+		return Metric{}, err
+	}
+	return ResponseFor(metricID, MergeUpdate(Metric{}, req)), nil
+}
+
+// DeleteMetric succeeds at once.
+func (Standalone) DeleteMetric(_ context.Context, key APIKey, _ string) (SuccessResponse, error) {
+	if err := checkStandaloneKey(opDeleteMetric, key); err != nil {
+		return SuccessResponse{}, err
+	}
+	return SuccessResponse{Success: true}, nil
+}
+
+// ListMetrics returns an empty last page.
+func (Standalone) ListMetrics(_ context.Context, key APIKey, _ string, _ ListOptions) (MetricPage, error) {
+	if err := checkStandaloneKey(opListMetrics, key); err != nil {
+		return MetricPage{}, err
+	}
+	total := 0
+	return MetricPage{Data: []Metric{}, Total: &total}, nil
+}
+
+// ErrNoRemoteMetrics is the Err of Standalone's GetMetric.
+var ErrNoRemoteMetrics = errors.New("standalone mode keeps no remote Metrics")
 
 func checkStandaloneKey(op serviceOp, key APIKey) error {
 	if key != "" && !key.Valid() {

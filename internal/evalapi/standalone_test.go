@@ -61,5 +61,35 @@ var _ = Describe("Standalone", func() {
 		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
 		_, err = svc.DeleteTestset(ctx, bad, "ts1")
 		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		_, err = svc.GetMetric(ctx, bad, "met_1")
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		_, err = svc.UpdateMetric(ctx, bad, "met_1", evalapi.MetricUpdate{EvalType: "human", OutputType: "int"})
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		_, err = svc.DeleteMetric(ctx, bad, "met_1")
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		_, err = svc.ListMetrics(ctx, bad, "p", evalapi.ListOptions{})
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+	})
+
+	It("keeps no remote Metrics: a GET finds none and a list is empty", func() {
+		_, err := svc.GetMetric(ctx, "", "met_1")
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotFound))
+		Expect(err).To(MatchError(evalapi.ErrNoRemoteMetrics))
+		page, err := svc.ListMetrics(ctx, "", "p", evalapi.ListOptions{Limit: 5})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(page).To(Equal(evalapi.MetricPage{Data: []evalapi.Metric{}, Total: ptr(0)}))
+	})
+
+	It("answers an update with the desired variant in response form under the id", func() {
+		spec := evalapi.SpecFor("p", minimal("ai", "float"))
+		m, err := svc.UpdateMetric(ctx, "ak_x", "met_1", evalapi.DesiredVariant(&spec))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m).To(Equal(evalapi.ResponseFor("met_1", evalapi.RequestFor(&spec))))
+	})
+
+	It("completes a Metric's deletion at once", func() {
+		s, err := svc.DeleteMetric(ctx, "", "met_1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Success).To(BeTrue())
 	})
 })

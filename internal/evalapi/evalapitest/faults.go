@@ -40,6 +40,7 @@ const (
 	faultReset
 	faultCommitThenReset
 	faultSuccessFalse
+	faultGateway
 )
 
 // The faults. None of them commits anything, except Slow (which answers
@@ -56,8 +57,12 @@ var (
 	// deletion is committed), then closes the connection without an answer.
 	CommitThenReset = Fault{kind: faultCommitThenReset}
 	// SuccessFalse makes a valid deletion answer {"success":false} without
-	// deleting anything. A create is answered normally.
+	// deleting anything. Other operations are answered normally.
 	SuccessFalse = Fault{kind: faultSuccessFalse}
+	// Status502Gateway answers 502 with a proxy's HTML page.
+	Status502Gateway = GatewayStatus(http.StatusBadGateway)
+	// Status504Gateway answers 504 with a proxy's HTML page.
+	Status504Gateway = GatewayStatus(http.StatusGatewayTimeout)
 )
 
 // Status429 answers 429 RATE_LIMITED with the Retry-After header set to
@@ -70,6 +75,12 @@ func Status429(retryAfter string) Fault {
 // rejection the CRD cannot foresee, 503 for an outage).
 func Status(code int) Fault {
 	return Fault{kind: faultStatus, status: code}
+}
+
+// GatewayStatus answers code with an HTML page instead of an ApiError, as a
+// proxy in front of the service does, committing nothing.
+func GatewayStatus(code int) Fault {
+	return Fault{kind: faultGateway, status: code}
 }
 
 // Slow waits d, then answers normally. The wait ends early when the client

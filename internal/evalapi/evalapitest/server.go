@@ -15,13 +15,17 @@ limitations under the License.
 */
 
 // Package evalapitest is a fake Evaluation Service for tests, end-to-end runs
-// and benchmarks. It serves the three operations of the API under /api/v2,
-// validates requests as the real service does, records what it committed and
-// plays programmable faults. It is safe for concurrent use.
+// and benchmarks. It serves the operations of the API under /api/v2 (create,
+// get, update, delete and list Metrics, bulk-delete testcases, delete a
+// testset), validates requests as the real service does, keeps the Metrics of
+// each project, records what it committed and plays programmable faults. It
+// is safe for concurrent use.
 package evalapitest
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,7 +34,9 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +54,20 @@ const (
 	OpCreateMetric        = "create_metric"
 	OpBulkDeleteTestcases = "bulk_delete_testcases"
 	OpDeleteTestset       = "delete_testset"
+	OpGetMetric           = "get_metric"
+	OpUpdateMetric        = "update_metric"
+	OpDeleteMetric        = "delete_metric"
+	OpListMetrics         = "list_metrics"
+)
+
+// lifecycleOps are the operations an older service does not serve (see
+// WithoutMetricLifecycle).
+var lifecycleOps = []string{OpGetMetric, OpUpdateMetric, OpDeleteMetric, OpListMetrics}
+
+// List page sizes of the API.
+const (
+	defaultListLimit = 20
+	maxListLimit     = 100
 )
 
 // maxBodyBytes is the largest request body the Server reads; larger ones get 413.
@@ -63,17 +83,35 @@ type CreatedMetric struct {
 	Metric evalapi.Metric
 }
 
+// RemoteMetric is a Metric the Server holds.
+type RemoteMetric struct {
+	// ProjectID is the unescaped projectId it was created in.
+	ProjectID string
+	// Metric is its current response form.
+	Metric evalapi.Metric
+}
+
+// storedMetric is a RemoteMetric and its place in the creation order, which
+// orders lists and anchors cursors.
+type storedMetric struct {
+	RemoteMetric
+	seq int
+}
+
 // Server is the fake service. Create it with New and Close it when done.
 type Server struct {
 	http      *httptest.Server
 	closing   chan struct{}
 	closeOnce sync.Once
 	latency   atomic.Int64 // time.Duration added to every request
+	// withoutLifecycle is set before the Server starts and never changes.
+	withoutLifecycle bool
 
 	mu        sync.Mutex
 	keys      map[string]bool
 	calls     map[string]int
 	metrics   []CreatedMetric
+	stored    map[string]*storedMetric // by id
 	testcases []string
 	testsets  []string
 	faults    faults
@@ -88,9 +126,16 @@ func WithKeys(keys ...string) Option { return func(s *Server) { s.SetKeys(keys..
 // WithLatency adds d to every request.
 func WithLatency(d time.Duration) Option { return func(s *Server) { s.SetLatency(d) } }
 
+// WithoutMetricLifecycle makes the Server an older service that serves only
+// create, bulk-delete of testcases and delete of a testset: GET, PATCH and
+// DELETE /metrics/{id} answer 404 NOT_FOUND, and GET /projects/{id}/metrics
+// answers 405 METHOD_NOT_ALLOWED. Calls still counts those requests under
+// their operation; they play no faults.
+func WithoutMetricLifecycle() Option { return func(s *Server) { s.withoutLifecycle = true } }
+
 // New starts a Server on a loopback port.
 func New(opts ...Option) *Server {
-	s := &Server{closing: make(chan struct{}), calls: map[string]int{}}
+	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}}
 	s.SetKeys(DefaultKey)
 	for _, opt := range opts {
 		opt(s)
@@ -144,6 +189,58 @@ func (s *Server) Calls(op string) int {
 	return s.calls[op]
 }
 
+// Metric returns the Metric the Server holds under id, as GET would.
+func (s *Server) Metric(id string) (evalapi.Metric, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sm, ok := s.stored[id]
+	if !ok {
+		return evalapi.Metric{}, false
+	}
+	return cloneMetric(sm.Metric), true
+}
+
+// Metrics returns every Metric the Server holds, oldest first.
+func (s *Server) Metrics() []RemoteMetric {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.newestFirst(func(*storedMetric) bool { return true })
+	out := make([]RemoteMetric, len(all))
+	for i, sm := range all {
+		out[i] = RemoteMetric{ProjectID: sm.ProjectID, Metric: cloneMetric(sm.Metric)}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// EditMetric changes the Metric under id as a person in the service's web UI
+// would, without a request: edit gets a copy to change (its id is kept
+// whatever edit does), and the result is stored as it is, unvalidated. edit
+// must not call the Server. It reports whether the Metric exists.
+func (s *Server) EditMetric(id string, edit func(*evalapi.Metric)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sm, ok := s.stored[id]
+	if !ok {
+		return false
+	}
+	m := cloneMetric(sm.Metric)
+	edit(&m)
+	m.ID = id
+	sm.Metric = m
+	return true
+}
+
+// RemoveMetric deletes the Metric under id without a request, as a person in
+// the web UI would. It reports whether the Metric existed.
+func (s *Server) RemoveMetric(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.stored[id]
+	delete(s.stored, id)
+	return ok
+}
+
 // Creates counts the committed creates.
 func (s *Server) Creates() int {
 	s.mu.Lock()
@@ -151,7 +248,8 @@ func (s *Server) Creates() int {
 	return len(s.metrics)
 }
 
-// CreatedMetrics returns the committed creates, oldest first.
+// CreatedMetrics returns the committed creates, oldest first, including those
+// of Metrics deleted since.
 func (s *Server) CreatedMetrics() []CreatedMetric {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -182,29 +280,66 @@ type reply struct {
 
 // A handler validates an authenticated request without side effects. It
 // returns the commit that applies the request and returns its answer, or nil
-// and the rejection.
+// and the rejection. A commit that depends on the stored Metrics looks them
+// up itself, under the lock, and may still answer 404 or 400.
 type handler func(r *http.Request, body []byte) (commit func() reply, rejection reply)
+
+// endpoint is one operation on a path.
+type endpoint struct {
+	method string
+	op     string
+	h      handler
+}
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	s.handle(mux, http.MethodPost, "/api/v2/projects/{projectId}/metrics", OpCreateMetric, s.createMetric)
-	s.handle(mux, http.MethodPost, "/api/v2/testcases/bulk-delete", OpBulkDeleteTestcases, s.bulkDeleteTestcases)
-	s.handle(mux, http.MethodDelete, "/api/v2/testsets/{testsetId}", OpDeleteTestset, s.deleteTestset)
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		writeReply(w, errorReply(http.StatusNotFound, evalapi.CodeNotFound, "No such operation", nil))
-	})
+	s.handle(mux, "/api/v2/projects/{projectId}/metrics",
+		endpoint{http.MethodPost, OpCreateMetric, s.createMetric},
+		endpoint{http.MethodGet, OpListMetrics, s.listMetrics})
+	s.handle(mux, "/api/v2/metrics/{metricId}",
+		endpoint{http.MethodGet, OpGetMetric, s.getMetric},
+		endpoint{http.MethodPatch, OpUpdateMetric, s.updateMetric},
+		endpoint{http.MethodDelete, OpDeleteMetric, s.deleteMetric})
+	s.handle(mux, "/api/v2/testcases/bulk-delete", endpoint{http.MethodPost, OpBulkDeleteTestcases, s.bulkDeleteTestcases})
+	s.handle(mux, "/api/v2/testsets/{testsetId}", endpoint{http.MethodDelete, OpDeleteTestset, s.deleteTestset})
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeReply(w, noSuchOperation()) })
 	return mux
 }
 
-func (s *Server) handle(mux *http.ServeMux, method, pattern, op string, h handler) {
+// handle routes the endpoints of pattern. A method the Server does not serve
+// there answers 405, or 404 when it serves none at all, as a service that
+// does not know the path would.
+func (s *Server) handle(mux *http.ServeMux, pattern string, endpoints ...endpoint) {
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != method {
-			w.Header().Set("Allow", method)
-			writeReply(w, errorReply(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed, "Method not allowed", nil))
+		var allow []string
+		for _, e := range endpoints {
+			if !s.serves(e.op) {
+				if r.Method == e.method {
+					s.count(e.op) // and answered below, as an older service would
+				}
+				continue
+			}
+			if r.Method == e.method {
+				s.serve(w, r, e.op, e.h)
+				return
+			}
+			allow = append(allow, e.method)
+		}
+		if len(allow) == 0 {
+			writeReply(w, noSuchOperation())
 			return
 		}
-		s.serve(w, r, op, h)
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeReply(w, errorReply(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed, "Method not allowed", nil))
 	})
+}
+
+func (s *Server) serves(op string) bool {
+	return !s.withoutLifecycle || !slices.Contains(lifecycleOps, op)
+}
+
+func noSuchOperation() reply {
+	return errorReply(http.StatusNotFound, evalapi.CodeNotFound, "No such operation", nil)
 }
 
 // serve answers one request of op, playing its fault if it has one.
@@ -229,6 +364,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op string, h hand
 		}
 		writeReply(w, statusReply(fault.status))
 		return
+	case faultGateway:
+		writeGatewayPage(w, fault.status)
+		return
 	case faultReset:
 		dropConnection()
 	}
@@ -245,6 +383,13 @@ func (s *Server) begin(op string) Fault {
 	defer s.mu.Unlock()
 	s.calls[op]++
 	return s.faults.next(op)
+}
+
+// count counts a request of op that plays no fault.
+func (s *Server) count(op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[op]++
 }
 
 // pause waits d, or less if the client goes away or the Server closes.
@@ -275,11 +420,15 @@ func (s *Server) respond(r *http.Request, body []byte, op string, fault Fault, h
 	switch {
 	case commit == nil:
 		return rejection
-	case fault.kind == faultSuccessFalse && op != OpCreateMetric:
+	case fault.kind == faultSuccessFalse && isDeletion(op):
 		return reply{http.StatusOK, evalapi.SuccessResponse{Success: false}}
 	default:
 		return commit()
 	}
+}
+
+func isDeletion(op string) bool {
+	return op == OpBulkDeleteTestcases || op == OpDeleteTestset || op == OpDeleteMetric
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -301,10 +450,167 @@ func (s *Server) createMetric(r *http.Request, body []byte) (func() reply, reply
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		m := evalapi.ResponseFor(fmt.Sprintf("met_%08d", len(s.metrics)+1), req)
+		seq := len(s.metrics) + 1
+		m := evalapi.ResponseFor(fmt.Sprintf("met_%08d", seq), req)
 		s.metrics = append(s.metrics, CreatedMetric{ProjectID: projectID, Body: body, Metric: m})
+		s.stored[m.ID] = &storedMetric{RemoteMetric: RemoteMetric{ProjectID: projectID, Metric: m}, seq: seq}
 		return reply{http.StatusCreated, m}
 	}, reply{}
+}
+
+func (s *Server) getMetric(r *http.Request, _ []byte) (func() reply, reply) {
+	id := r.PathValue("metricId")
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		sm, ok := s.stored[id]
+		if !ok {
+			return metricNotFound(id)
+		}
+		return reply{http.StatusOK, sm.Metric}
+	}, reply{}
+}
+
+// updateMetric applies a PATCH: the fields sent replace the stored ones, the
+// others keep their value as evalapi.MergeUpdate says, and the result must
+// pass the rules of a create.
+func (s *Server) updateMetric(r *http.Request, body []byte) (func() reply, reply) {
+	var u evalapi.MetricUpdate
+	if rejection, ok := decodeJSON(r, body, &u); !ok {
+		return nil, rejection
+	}
+	id := r.PathValue("metricId")
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		sm, ok := s.stored[id]
+		if !ok {
+			return metricNotFound(id)
+		}
+		req := evalapi.MergeUpdate(sm.Metric, u)
+		if errs := validateMetric(req); len(errs) > 0 {
+			return invalid(errs...)
+		}
+		sm.Metric = evalapi.ResponseFor(id, req)
+		return reply{http.StatusOK, sm.Metric}
+	}, reply{}
+}
+
+func (s *Server) deleteMetric(r *http.Request, _ []byte) (func() reply, reply) {
+	id := r.PathValue("metricId")
+	// Checked here too, so that SuccessFalse cannot answer for a Metric that does not exist.
+	if _, ok := s.Metric(id); !ok {
+		return nil, metricNotFound(id)
+	}
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.stored[id]; !ok {
+			return metricNotFound(id)
+		}
+		delete(s.stored, id)
+		return reply{http.StatusOK, evalapi.SuccessResponse{Success: true}}
+	}, reply{}
+}
+
+// listMetrics answers a page of a project's Metrics, newest first. The cursor
+// names the last Metric of the previous page, so Metrics created since do
+// not shift the pages that follow.
+func (s *Server) listMetrics(r *http.Request, _ []byte) (func() reply, reply) {
+	limit, olderThan, errs := listQuery(r.URL.Query())
+	if len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	projectID := r.PathValue("projectId")
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		all := s.newestFirst(func(sm *storedMetric) bool { return sm.ProjectID == projectID })
+		total := len(all)
+		rest := slices.DeleteFunc(all, func(sm *storedMetric) bool { return olderThan > 0 && sm.seq >= olderThan })
+		page := evalapi.MetricPage{Data: []evalapi.Metric{}, Total: &total}
+		for _, sm := range rest[:min(limit, len(rest))] {
+			page.Data = append(page.Data, sm.Metric)
+		}
+		if page.HasMore = len(rest) > limit; page.HasMore {
+			next := encodeCursor(rest[limit-1].seq)
+			page.NextCursor = &next
+		}
+		return reply{http.StatusOK, page}
+	}, reply{}
+}
+
+// listQuery reads limit (1 to 100, default 20) and cursor: the page holds
+// the Metrics older than olderThan, a creation sequence number (0: all).
+func listQuery(q url.Values) (limit, olderThan int, errs []fieldError) {
+	limit = defaultListLimit
+	if q.Has("limit") {
+		n, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || n < 1 || n > maxListLimit {
+			errs = append(errs, fieldError{Field: "limit", Message: "limit must be a whole number from 1 to 100"})
+		}
+		limit = n
+	}
+	if c := q.Get("cursor"); c != "" {
+		var ok bool
+		if olderThan, ok = decodeCursor(c); !ok {
+			errs = append(errs, fieldError{Field: "cursor", Message: "cursor is not a cursor this service issued"})
+		}
+	}
+	return limit, olderThan, errs
+}
+
+const cursorPrefix = "older-than:"
+
+// encodeCursor is an opaque cursor for the Metrics created before the one
+// with sequence number seq.
+func encodeCursor(seq int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(seq)))
+}
+
+func decodeCursor(c string) (int, bool) {
+	data, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	digits, ok := strings.CutPrefix(string(data), cursorPrefix)
+	seq, err := strconv.Atoi(digits)
+	return seq, ok && err == nil && seq > 0
+}
+
+// newestFirst returns the stored Metrics that keep selects, newest first.
+// Callers hold the lock.
+func (s *Server) newestFirst(keep func(*storedMetric) bool) []*storedMetric {
+	var out []*storedMetric
+	for _, sm := range s.stored {
+		if keep(sm) {
+			out = append(out, sm)
+		}
+	}
+	slices.SortFunc(out, func(a, b *storedMetric) int { return cmp.Compare(b.seq, a.seq) })
+	return out
+}
+
+func metricNotFound(id string) reply {
+	return errorReply(http.StatusNotFound, evalapi.CodeNotFound, "Metric not found", map[string]any{"metricId": id})
+}
+
+// cloneMetric copies m and the values it points to.
+func cloneMetric(m evalapi.Metric) evalapi.Metric {
+	m.Description = clonePtr(m.Description)
+	m.PromptTemplate = clonePtr(m.PromptTemplate)
+	m.EvalModelName = clonePtr(m.EvalModelName)
+	m.Temperature = clonePtr(m.Temperature)
+	m.PassingThreshold = clonePtr(m.PassingThreshold)
+	return m
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 func (s *Server) bulkDeleteTestcases(r *http.Request, body []byte) (func() reply, reply) {
@@ -445,6 +751,15 @@ func errorReply(status int, code, message string, details map[string]any) reply 
 		details = map[string]any{} // the API requires an object, never null
 	}
 	return reply{status, evalapi.APIError{Code: code, Message: message, Details: details}}
+}
+
+// writeGatewayPage answers as a proxy in front of the service does: the
+// status and an HTML page, no ApiError.
+func writeGatewayPage(w http.ResponseWriter, status int) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintf(w, "<html><head><title>%[1]d %[2]s</title></head><body><center><h1>%[1]d %[2]s</h1></center></body></html>\n",
+		status, http.StatusText(status))
 }
 
 func writeReply(w http.ResponseWriter, rep reply) {

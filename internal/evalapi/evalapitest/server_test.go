@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -194,12 +195,12 @@ var _ = Describe("Server", func() {
 		Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
 		Expect(a.body).To(ContainSubstring(`"code":"PAYLOAD_TOO_LARGE"`))
 
-		a = do(http.MethodGet, "/projects/p1/metrics", "")
+		a = do(http.MethodPut, "/projects/p1/metrics", "")
 		Expect(a.status).To(Equal(http.StatusMethodNotAllowed))
-		Expect(a.header.Get("Allow")).To(Equal(http.MethodPost))
+		Expect(a.header.Get("Allow")).To(Equal("POST, GET"))
 		Expect(a.body).To(ContainSubstring(`"code":"METHOD_NOT_ALLOWED"`))
 
-		a = do(http.MethodGet, "/metrics/m1", "")
+		a = do(http.MethodGet, "/metricz/m1", "")
 		Expect(a.status).To(Equal(http.StatusNotFound))
 		Expect(a.body).To(Equal(`{"code":"NOT_FOUND","message":"No such operation","details":{}}`))
 	})
@@ -326,5 +327,273 @@ var _ = Describe("Server", func() {
 		}
 		Expect(ids).To(HaveLen(64))
 		Expect(fake.Calls(evalapitest.OpCreateMetric)).To(Equal(64))
+	})
+
+	Describe("the rest of a Metric's life", func() {
+		// aiInt is a create with every field set to a value other than its default.
+		const aiInt = `{"name":"m","description":"d","evalType":"ai","outputType":"int","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":0.5,"passingThreshold":3}`
+		const aiIntResponse = `{"id":"met_00000001","name":"m","description":"d","evalType":"ai","outputType":"int","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":0.5,"passingThreshold":3}`
+
+		// created creates a Metric in project p1 and returns its id.
+		created := func(body string) string {
+			a := create(body)
+			ExpectWithOffset(1, a.status).To(Equal(http.StatusCreated), a.body)
+			var m evalapi.Metric
+			ExpectWithOffset(1, json.Unmarshal([]byte(a.body), &m)).To(Succeed())
+			return m.ID
+		}
+		get := func(id string) answer { return do(http.MethodGet, "/metrics/"+id, "") }
+		patch := func(id, body string) answer { return do(http.MethodPatch, "/metrics/"+id, body) }
+		// stored is the Metric the Server holds under id, as JSON.
+		stored := func(id string) string {
+			m, ok := fake.Metric(id)
+			ExpectWithOffset(1, ok).To(BeTrue(), id)
+			data, err := json.Marshal(m)
+			ExpectWithOffset(1, err).NotTo(HaveOccurred())
+			return string(data)
+		}
+		list := func(projectID, query string) (evalapi.MetricPage, answer) {
+			a := do(http.MethodGet, "/projects/"+projectID+"/metrics"+query, "")
+			ExpectWithOffset(1, a.status).To(Equal(http.StatusOK), a.body)
+			var p evalapi.MetricPage
+			ExpectWithOffset(1, json.Unmarshal([]byte(a.body), &p)).To(Succeed())
+			return p, a
+		}
+		names := func(p evalapi.MetricPage) []string {
+			out := make([]string, 0, len(p.Data))
+			for _, m := range p.Data {
+				out = append(out, m.Name)
+			}
+			return out
+		}
+
+		It("answers a GET with the response form", func() {
+			id := created(`{"name":"m","evalType":"human","outputType":"float"}`)
+			a := get(id)
+			Expect(a.status).To(Equal(http.StatusOK))
+			Expect(a.body).To(Equal(`{"id":"met_00000001","name":"m","description":null,"evalType":"human","outputType":"float","guidelines":"","passingThreshold":0.9}`))
+			Expect(fake.Calls(evalapitest.OpGetMetric)).To(Equal(1))
+		})
+
+		It("answers 404 NOT_FOUND to every operation on an unknown id", func() {
+			for _, method := range []string{http.MethodGet, http.MethodPatch, http.MethodDelete} {
+				a := do(method, "/metrics/met_missing", `{"evalType":"human","outputType":"int"}`)
+				Expect(a.status).To(Equal(http.StatusNotFound), method)
+				Expect(a.body).To(Equal(`{"code":"NOT_FOUND","message":"Metric not found","details":{"metricId":"met_missing"}}`), method)
+			}
+			for _, op := range []string{evalapitest.OpGetMetric, evalapitest.OpUpdateMetric, evalapitest.OpDeleteMetric} {
+				Expect(fake.Calls(op)).To(Equal(1), op)
+			}
+		})
+
+		DescribeTable("applies a PATCH as the API does",
+			func(body, want string) {
+				id := created(aiInt)
+				a := patch(id, body)
+				Expect(a.status).To(Equal(http.StatusOK), a.body)
+				Expect(a.body).To(Equal(want))
+				Expect(stored(id)).To(Equal(want))
+				Expect(fake.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
+			},
+			Entry("fields not sent keep their value", `{"evalType":"ai","outputType":"int","name":"n","temperature":2}`,
+				`{"id":"met_00000001","name":"n","description":"d","evalType":"ai","outputType":"int","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":2,"passingThreshold":3}`),
+			Entry("nothing but the variant changes nothing", `{"evalType":"ai","outputType":"int"}`, aiIntResponse),
+			Entry("an explicit null clears the description", `{"evalType":"ai","outputType":"int","description":null}`,
+				`{"id":"met_00000001","name":"m","description":null,"evalType":"ai","outputType":"int","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":0.5,"passingThreshold":3}`),
+			Entry("a new outputType resets passingThreshold, whose scale changed", `{"evalType":"ai","outputType":"float"}`,
+				`{"id":"met_00000001","name":"m","description":"d","evalType":"ai","outputType":"float","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":0.5,"passingThreshold":0.9}`),
+			Entry("boolean drops passingThreshold", `{"evalType":"ai","outputType":"boolean"}`,
+				`{"id":"met_00000001","name":"m","description":"d","evalType":"ai","outputType":"boolean","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":0.5}`),
+			Entry("another evalType drops the ai fields", `{"evalType":"human","outputType":"int","guidelines":""}`,
+				`{"id":"met_00000001","name":"m","description":"d","evalType":"human","outputType":"int","guidelines":"","passingThreshold":3}`),
+		)
+
+		It("gives the ai fields a PATCH to ai leaves out their defaults", func() {
+			id := created(`{"name":"m","evalType":"heuristic","outputType":"boolean"}`)
+			Expect(patch(id, `{"evalType":"ai","outputType":"int","promptTemplate":"q"}`).body).To(Equal(
+				`{"id":"met_00000001","name":"m","description":null,"evalType":"ai","outputType":"int","guidelines":"","promptTemplate":"q","evalModelName":"gpt-4o","temperature":0,"passingThreshold":4}`))
+		})
+
+		DescribeTable("validates a PATCH like a create, changing nothing when it fails",
+			func(createBody, body string, wantFields ...string) {
+				id := created(createBody)
+				before := stored(id)
+				Expect(fields(patch(id, body))).To(ConsistOf(wantFields))
+				Expect(stored(id)).To(Equal(before))
+			},
+			Entry("no evalType", aiInt, `{"outputType":"int"}`, "evalType"),
+			Entry("no outputType", aiInt, `{"evalType":"ai"}`, "outputType"),
+			Entry("an empty name", aiInt, `{"evalType":"ai","outputType":"int","name":""}`, "name"),
+			Entry("an ai field on a human variant", aiInt, `{"evalType":"human","outputType":"int","temperature":1}`, "temperature"),
+			Entry("to ai without a promptTemplate", `{"name":"m","evalType":"human","outputType":"int"}`, `{"evalType":"ai","outputType":"int"}`, "promptTemplate"),
+			Entry("temperature above 2", aiInt, `{"evalType":"ai","outputType":"int","temperature":2.5}`, "temperature"),
+			Entry("int threshold not whole", aiInt, `{"evalType":"ai","outputType":"int","passingThreshold":4.5}`, "passingThreshold"),
+			Entry("boolean with a threshold", aiInt, `{"evalType":"ai","outputType":"boolean","passingThreshold":1}`, "passingThreshold"),
+			Entry("the id in the body", aiInt, `{"id":"met_2","evalType":"ai","outputType":"int"}`, "body"),
+			Entry("a description of the wrong type", aiInt, `{"evalType":"ai","outputType":"int","description":5}`, "description"),
+		)
+
+		It("deletes a Metric: 200 and success, then 404", func() {
+			id := created(aiInt)
+			a := do(http.MethodDelete, "/metrics/"+id, "")
+			Expect(a.status).To(Equal(http.StatusOK))
+			Expect(a.body).To(Equal(`{"success":true}`))
+			_, ok := fake.Metric(id)
+			Expect(ok).To(BeFalse())
+			Expect(get(id).status).To(Equal(http.StatusNotFound))
+			Expect(do(http.MethodDelete, "/metrics/"+id, "").status).To(Equal(http.StatusNotFound))
+			Expect(fake.Metrics()).To(BeEmpty())
+			Expect(fake.Creates()).To(Equal(1), "the log of creates keeps it")
+			Expect(fake.Calls(evalapitest.OpDeleteMetric)).To(Equal(2))
+		})
+
+		It("lists a project's Metrics newest first, in pages that later creates do not shift", func() {
+			for i := range 5 {
+				created(fmt.Sprintf(`{"name":"m%d","evalType":"human","outputType":"int"}`, i+1))
+			}
+			Expect(do(http.MethodPost, "/projects/p2/metrics", `{"name":"other","evalType":"human","outputType":"int"}`).status).To(Equal(http.StatusCreated))
+
+			page, _ := list("p1", "?limit=2")
+			Expect(names(page)).To(Equal([]string{"m5", "m4"}))
+			Expect(page.HasMore).To(BeTrue())
+			Expect(page.Total).To(HaveValue(Equal(5)))
+			Expect(page.NextCursor).NotTo(BeNil())
+
+			created(`{"name":"m6","evalType":"human","outputType":"int"}`)
+			page, _ = list("p1", "?limit=2&cursor="+url.QueryEscape(*page.NextCursor))
+			Expect(names(page)).To(Equal([]string{"m3", "m2"}))
+			Expect(page.Total).To(HaveValue(Equal(6)))
+
+			page, a := list("p1", "?limit=2&cursor="+url.QueryEscape(*page.NextCursor))
+			Expect(names(page)).To(Equal([]string{"m1"}))
+			Expect(page.HasMore).To(BeFalse())
+			Expect(a.body).To(ContainSubstring(`"nextCursor":null,"hasMore":false,"total":6}`))
+			Expect(page.Data[0]).To(Equal(fake.Metrics()[0].Metric))
+
+			page, _ = list("p2", "")
+			Expect(names(page)).To(Equal([]string{"other"}))
+			Expect(fake.Calls(evalapitest.OpListMetrics)).To(Equal(4))
+		})
+
+		It("pages 20 Metrics by default, and up to 100", func() {
+			for range 101 {
+				created(`{"name":"m","evalType":"human","outputType":"boolean"}`)
+			}
+			page, _ := list("p1", "")
+			Expect(page.Data).To(HaveLen(20))
+			Expect(page.Data[0].ID).To(Equal("met_00000101"))
+			page, _ = list("p1", "?limit=100")
+			Expect(page.Data).To(HaveLen(100))
+			Expect(page.HasMore).To(BeTrue())
+			page, _ = list("p1", "?limit=100&cursor="+url.QueryEscape(*page.NextCursor))
+			Expect(page.Data).To(HaveLen(1))
+			Expect(page.Data[0].ID).To(Equal("met_00000001"))
+		})
+
+		It("answers an empty last page for a project without Metrics", func() {
+			_, a := list("p1", "")
+			Expect(a.body).To(Equal(`{"data":[],"nextCursor":null,"hasMore":false,"total":0}`))
+		})
+
+		DescribeTable("refuses a bad limit or cursor",
+			func(query, wantField string) {
+				Expect(fields(do(http.MethodGet, "/projects/p1/metrics"+query, ""))).To(ConsistOf(wantField))
+			},
+			Entry("limit 0", "?limit=0", "limit"),
+			Entry("limit 101", "?limit=101", "limit"),
+			Entry("limit not a number", "?limit=ten", "limit"),
+			Entry("a cursor it never issued", "?cursor=abc", "cursor"),
+		)
+
+		It("lets a test edit and remove Metrics as a person in the web UI would", func() {
+			id := created(aiInt)
+			Expect(fake.EditMetric(id, func(m *evalapi.Metric) {
+				m.ID, m.Name, *m.Temperature = "met_other", "edited", 1.5
+			})).To(BeTrue())
+			Expect(get(id).body).To(Equal(
+				`{"id":"met_00000001","name":"edited","description":"d","evalType":"ai","outputType":"int","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":1.5,"passingThreshold":3}`))
+			Expect(fake.Metrics()).To(ConsistOf(And(HaveField("ProjectID", "p1"), HaveField("Metric.Name", "edited"))))
+			Expect(fake.EditMetric("met_missing", func(*evalapi.Metric) {})).To(BeFalse())
+
+			Expect(fake.RemoveMetric(id)).To(BeTrue())
+			Expect(fake.RemoveMetric(id)).To(BeFalse())
+			Expect(get(id).status).To(Equal(http.StatusNotFound))
+			Expect(fake.Calls(evalapitest.OpGetMetric)).To(Equal(2), "the hooks are not requests")
+		})
+
+		It("hands out copies of its Metrics", func() {
+			id := created(aiInt)
+			m, _ := fake.Metric(id)
+			*m.Temperature, *m.Description = 2, "changed"
+			fake.Metrics()[0].Metric.PassingThreshold = nil
+			Expect(stored(id)).To(Equal(aiIntResponse))
+		})
+
+		It("serves only create and the deletions WithoutMetricLifecycle, as an older service", func() {
+			fake = evalapitest.New(evalapitest.WithoutMetricLifecycle())
+			DeferCleanup(fake.Close)
+			id := created(aiInt)
+			for _, method := range []string{http.MethodGet, http.MethodPatch, http.MethodDelete} {
+				a := do(method, "/metrics/"+id, `{"evalType":"ai","outputType":"int"}`)
+				Expect(a.status).To(Equal(http.StatusNotFound), method)
+				Expect(a.body).To(Equal(`{"code":"NOT_FOUND","message":"No such operation","details":{}}`), method)
+			}
+			a := do(http.MethodGet, "/projects/p1/metrics", "")
+			Expect(a.status).To(Equal(http.StatusMethodNotAllowed))
+			Expect(a.header.Get("Allow")).To(Equal(http.MethodPost))
+			for _, op := range []string{evalapitest.OpGetMetric, evalapitest.OpUpdateMetric, evalapitest.OpDeleteMetric, evalapitest.OpListMetrics} {
+				Expect(fake.Calls(op)).To(Equal(1), op)
+			}
+			Expect(stored(id)).To(Equal(aiIntResponse))
+			Expect(do(http.MethodDelete, "/testsets/ts1", "").status).To(Equal(http.StatusOK))
+		})
+
+		Describe("faults", func() {
+			It("plays queued faults on each new operation, gateway faults as a proxy's HTML page", func() {
+				id := created(aiInt)
+				fake.InjectFaults(evalapitest.OpGetMetric, evalapitest.Status502Gateway, evalapitest.Status504Gateway, evalapitest.GatewayStatus(500))
+				fake.InjectFaults(evalapitest.OpListMetrics, evalapitest.Status500)
+				fake.InjectFaults(evalapitest.OpUpdateMetric, evalapitest.Status429("2"))
+				fake.InjectFaults(evalapitest.OpDeleteMetric, evalapitest.Status401)
+
+				for _, status := range []int{http.StatusBadGateway, http.StatusGatewayTimeout, http.StatusInternalServerError} {
+					a := get(id)
+					Expect(a.status).To(Equal(status))
+					Expect(a.header.Get("Content-Type")).To(HavePrefix("text/html"))
+					Expect(a.body).To(ContainSubstring(fmt.Sprintf("<h1>%d %s</h1>", status, http.StatusText(status))))
+				}
+				Expect(do(http.MethodGet, "/projects/p1/metrics", "").body).To(ContainSubstring(`"code":"INTERNAL_ERROR"`))
+				a := patch(id, `{"evalType":"ai","outputType":"int","name":"n"}`)
+				Expect(a.status).To(Equal(http.StatusTooManyRequests))
+				Expect(a.header.Get("Retry-After")).To(Equal("2"))
+				Expect(do(http.MethodDelete, "/metrics/"+id, "").body).To(Equal(unauthorizedBody))
+				Expect(stored(id)).To(Equal(aiIntResponse))
+
+				Expect(get(id).status).To(Equal(http.StatusOK))
+				Expect(fake.Calls(evalapitest.OpGetMetric)).To(Equal(4))
+			})
+
+			It("commits a PATCH or a DELETE, then drops the connection, on CommitThenReset", func() {
+				id := created(aiInt)
+				fake.InjectFaults(evalapitest.OpUpdateMetric, evalapitest.CommitThenReset)
+				fake.InjectFaults(evalapitest.OpDeleteMetric, evalapitest.CommitThenReset)
+				_, err := send(http.MethodPatch, "/metrics/"+id, `{"evalType":"ai","outputType":"int","name":"n"}`)
+				Expect(err).To(HaveOccurred())
+				Expect(stored(id)).To(ContainSubstring(`"name":"n"`))
+				_, err = send(http.MethodDelete, "/metrics/"+id, "")
+				Expect(err).To(HaveOccurred())
+				_, ok := fake.Metric(id)
+				Expect(ok).To(BeFalse())
+			})
+
+			It("answers success false to DeleteMetric on SuccessFalse, keeping the Metric, and a GET normally", func() {
+				id := created(aiInt)
+				fake.InjectFaults(evalapitest.OpDeleteMetric, evalapitest.SuccessFalse, evalapitest.SuccessFalse)
+				fake.InjectFaults(evalapitest.OpGetMetric, evalapitest.SuccessFalse)
+				Expect(do(http.MethodDelete, "/metrics/"+id, "").body).To(Equal(`{"success":false}`))
+				Expect(do(http.MethodDelete, "/metrics/met_missing", "").status).To(Equal(http.StatusNotFound))
+				Expect(get(id).body).To(Equal(aiIntResponse))
+			})
+		})
 	})
 })
