@@ -48,8 +48,9 @@ const (
 
 // MetricSpec is one of the nine Metric variants of the Evaluation Service
 // (evalType ai, human or heuristic, times outputType int, float or boolean).
-// The service cannot update a Metric, so the spec is immutable once created,
-// except apiKeySecretRef.
+// Every field but projectId may change: the operator sends the new variant
+// as one update, and may move a Metric to another variant (the rules of the
+// new variant apply).
 //
 // +kubebuilder:validation:XValidation:rule="self.evalType != 'ai' || has(self.promptTemplate)",message="promptTemplate is required when evalType is ai",fieldPath=".promptTemplate",reason=FieldValueRequired
 // +kubebuilder:validation:XValidation:rule="self.evalType == 'ai' || !has(self.promptTemplate)",message="promptTemplate is only allowed when evalType is ai",fieldPath=".promptTemplate",reason=FieldValueForbidden
@@ -58,93 +59,97 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.outputType != 'boolean' || !has(self.passingThreshold)",message="passingThreshold is not allowed when outputType is boolean",fieldPath=".passingThreshold",reason=FieldValueForbidden
 // +kubebuilder:validation:XValidation:rule="self.outputType != 'int' || !has(self.passingThreshold) || (self.passingThreshold >= 1.0 && self.passingThreshold <= 5.0 && double(int(self.passingThreshold)) == self.passingThreshold)",message="passingThreshold must be a whole number from 1 to 5 when outputType is int",fieldPath=".passingThreshold",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="self.outputType != 'float' || !has(self.passingThreshold) || self.passingThreshold <= 1.0",message="passingThreshold must be from 0 to 1 when outputType is float",fieldPath=".passingThreshold",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="has(self.description) == has(oldSelf.description)",message="description cannot be added or removed after creation: the service cannot update a Metric",fieldPath=".description",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="has(self.guidelines) == has(oldSelf.guidelines)",message="guidelines cannot be added or removed after creation: the service cannot update a Metric",fieldPath=".guidelines",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="has(self.promptTemplate) == has(oldSelf.promptTemplate)",message="promptTemplate cannot be added or removed after creation: the service cannot update a Metric",fieldPath=".promptTemplate",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="has(self.evalModelName) == has(oldSelf.evalModelName)",message="evalModelName cannot be added or removed after creation: the service cannot update a Metric",fieldPath=".evalModelName",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="has(self.temperature) == has(oldSelf.temperature)",message="temperature cannot be added or removed after creation: the service cannot update a Metric",fieldPath=".temperature",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="has(self.passingThreshold) == has(oldSelf.passingThreshold)",message="passingThreshold cannot be added or removed after creation: the service cannot update a Metric",fieldPath=".passingThreshold",reason=FieldValueInvalid
 type MetricSpec struct {
-	// projectId is the id of the Evaluation Service project the Metric belongs to.
-	// Immutable.
+	// projectId is the id of the Evaluation Service project the Metric belongs
+	// to. Immutable: the service cannot move a Metric between projects.
+	//
 	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="projectId is immutable: the service cannot move a Metric",reason=FieldValueInvalid
 	ProjectID ResourceID `json:"projectId"`
 
-	// name is the Metric's display name in the service. Immutable.
+	// name is the Metric's display name in the service.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="name is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	Name string `json:"name"`
 
 	// description is free text about the Metric. Unset means null in the
-	// service. Immutable.
+	// service.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="description is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	Description *string `json:"description,omitempty"`
 
 	// evalType is who scores: `ai` (a model, using promptTemplate), `human`
-	// or `heuristic`. Immutable.
+	// or `heuristic`.
 	// +required
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="evalType is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	EvalType EvalType `json:"evalType"`
 
 	// outputType is the kind of score: `int` (whole number 1 to 5), `float`
-	// (0 to 1) or `boolean` (pass or fail). Immutable.
+	// (0 to 1) or `boolean` (pass or fail).
 	// +required
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outputType is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	OutputType OutputType `json:"outputType"`
 
-	// guidelines tell the scorer what a good output is. Immutable.
+	// guidelines tell the scorer what a good output is.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="guidelines is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	Guidelines *string `json:"guidelines,omitempty"`
 
 	// promptTemplate is the prompt the model scores with, with placeholders
 	// such as `{{outputs.response}}`. Required when evalType is ai, forbidden
-	// otherwise. Immutable.
+	// otherwise.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32768
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="promptTemplate is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	PromptTemplate *string `json:"promptTemplate,omitempty"`
 
 	// evalModelName is the model that scores. Only when evalType is ai; the
-	// service defaults it to `gpt-4o`. Immutable.
+	// service defaults it to `gpt-4o`.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:/@-]*$`
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="evalModelName is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	EvalModelName *string `json:"evalModelName,omitempty"`
 
 	// temperature is the sampling temperature of the scoring model, from 0 to
-	// 2. Only when evalType is ai; the service defaults it to 0. Immutable.
+	// 2. Only when evalType is ai; the service defaults it to 0.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="temperature is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	Temperature *float64 `json:"temperature,omitempty"`
 
 	// passingThreshold is the lowest passing score: a whole number from 1 to 5
 	// when outputType is int (service default 4), from 0 to 1 when it is float
 	// (service default 0.9). Forbidden when outputType is boolean. `4` and
-	// `4.0` mean the same. Immutable.
+	// `4.0` mean the same.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=5
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="passingThreshold is immutable: the service cannot update a Metric",reason=FieldValueInvalid
 	PassingThreshold *float64 `json:"passingThreshold,omitempty"`
 
 	// apiKeySecretRef selects the Secret key holding the `ak_...` API key used
 	// for this Metric. Defaults to the operator's --default-api-key-secret.
-	// The only field that may change after creation (key rotation).
 	// +optional
 	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// deletionPolicy says what happens to the remote Metric when this object
+	// is deleted: `Delete` (the default) deletes it in the service first;
+	// `Orphan` leaves it there. Set Orphan before deleting an object whose
+	// remote deletion cannot succeed (e.g. a revoked key) to let it go.
+	// +optional
+	// +kubebuilder:default=Delete
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
+
+// DeletionPolicy says what deleting a Metric does to its remote Metric.
+// +kubebuilder:validation:Enum=Delete;Orphan
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete deletes the remote Metric with the object.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyOrphan leaves the remote Metric in the service.
+	DeletionPolicyOrphan DeletionPolicy = "Orphan"
+)
 
 // MetricStatus is what the service returned for the Metric, defaults included.
 type MetricStatus struct {
@@ -191,10 +196,11 @@ type MetricStatus struct {
 }
 
 // Metric is an evaluation Metric of the Evaluation Service, kept as code. The
-// operator creates it in the service once and records the remote id in
-// status.id and in the evaluation.eval-operator.dev/metric-id annotation.
-// Deleting a Metric leaves the remote Metric in place: the service has no way
-// to delete one.
+// operator creates it in the service once, records the remote id in status.id
+// and in the evaluation.eval-operator.dev/metric-id annotation, sends every
+// later change of the spec as an update, puts back remote edits (drift), and
+// deletes the remote Metric with the object unless spec.deletionPolicy is
+// Orphan.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status

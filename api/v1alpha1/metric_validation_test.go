@@ -74,14 +74,6 @@ func aiOnly(field string) string {
 	return "spec." + field + ": Forbidden: " + field + " is only allowed when evalType is ai"
 }
 
-func immutable(field string) string {
-	return "spec." + field + ": " + field + " is immutable: the service cannot update a Metric"
-}
-
-func addedOrRemoved(field string) string {
-	return "spec." + field + ": " + field + " cannot be added or removed after creation: the service cannot update a Metric"
-}
-
 const (
 	modelPattern = `^[A-Za-z0-9][A-Za-z0-9._:/@-]*$`
 
@@ -208,41 +200,41 @@ var _ = Describe("Metric validation", func() {
 			expectUpdate(base, mutate, wantErrs)
 		},
 
-		// Every spec field except apiKeySecretRef is immutable.
+		// projectId is the one field that cannot change: the service cannot move a Metric.
 		Entry("projectId changed", aiInt, set("proj-43", "spec", "projectId"),
 			`spec.projectId: projectId is immutable: the service cannot move a Metric`),
-		Entry("name changed", aiInt, set("Groundedness", "spec", "name"), immutable("name")),
-		Entry("description changed", aiInt, set("changed", "spec", "description"), immutable("description")),
-		Entry("evalType changed", humanInt, set("heuristic", "spec", "evalType"), immutable("evalType")),
-		Entry("outputType changed", humanInt, set("float", "spec", "outputType"), immutable("outputType")),
-		Entry("guidelines changed", aiInt, set("changed", "spec", "guidelines"), immutable("guidelines")),
-		Entry("promptTemplate changed", aiInt, set("{{outputs.answer}}", "spec", "promptTemplate"),
-			immutable("promptTemplate")),
-		Entry("evalModelName changed", aiInt, set("gpt-4o-mini", "spec", "evalModelName"),
-			immutable("evalModelName")),
-		Entry("temperature changed", aiInt, set(1, "spec", "temperature"), immutable("temperature")),
-		Entry("passingThreshold changed", aiInt, set(3, "spec", "passingThreshold"),
-			immutable("passingThreshold")),
 
-		// Optional fields cannot appear or disappear either.
-		Entry("description removed", aiInt, unset("spec", "description"), addedOrRemoved("description")),
-		Entry("guidelines removed", aiInt, unset("spec", "guidelines"), addedOrRemoved("guidelines")),
-		Entry("promptTemplate removed", aiInt, unset("spec", "promptTemplate"), addedOrRemoved("promptTemplate")),
-		Entry("evalModelName removed", aiInt, unset("spec", "evalModelName"), addedOrRemoved("evalModelName")),
-		Entry("temperature removed", aiInt, unset("spec", "temperature"), addedOrRemoved("temperature")),
-		Entry("passingThreshold removed", aiInt, unset("spec", "passingThreshold"), addedOrRemoved("passingThreshold")),
-		Entry("description added", with(aiInt, unset("spec", "description")), set("added", "spec", "description"),
-			addedOrRemoved("description")),
-		Entry("guidelines added", with(aiInt, unset("spec", "guidelines")), set("added", "spec", "guidelines"),
-			addedOrRemoved("guidelines")),
-		Entry("evalModelName added", with(aiInt, unset("spec", "evalModelName")), set("gpt-4o", "spec", "evalModelName"),
-			addedOrRemoved("evalModelName")),
-		Entry("temperature added", with(aiInt, unset("spec", "temperature")), set(0, "spec", "temperature"),
-			addedOrRemoved("temperature")),
-		Entry("passingThreshold added", with(aiInt, unset("spec", "passingThreshold")), set(4, "spec", "passingThreshold"),
-			addedOrRemoved("passingThreshold")),
+		// A change of variant must make a valid Metric of the new variant.
+		Entry("evalType changed from ai, promptTemplate kept", aiInt, set("human", "spec", "evalType"),
+			aiOnly("promptTemplate"), aiOnly("evalModelName"), aiOnly("temperature")),
+		Entry("evalType changed to ai without a promptTemplate", humanInt, set("ai", "spec", "evalType"),
+			"spec.promptTemplate: Required value: promptTemplate is required when evalType is ai"),
+		Entry("outputType changed to float, threshold 4 kept", humanInt, set("float", "spec", "outputType"),
+			"spec.passingThreshold: Invalid value: passingThreshold must be from 0 to 1 when outputType is float"),
+		Entry("outputType changed to boolean, threshold kept", humanInt, set("boolean", "spec", "outputType"),
+			"spec.passingThreshold: Forbidden: passingThreshold is not allowed when outputType is boolean"),
+		Entry("passingThreshold changed out of range", aiInt, set(6, "spec", "passingThreshold"),
+			"spec.passingThreshold: Invalid value: 6: spec.passingThreshold in body should be less than or equal to 5"),
 
-		// What may change.
+		// What may change: every field but projectId, within the rules.
+		Entry("name changed", aiInt, set("Groundedness", "spec", "name")),
+		Entry("description changed", aiInt, set("changed", "spec", "description")),
+		Entry("description removed", aiInt, unset("spec", "description")),
+		Entry("guidelines removed", aiInt, unset("spec", "guidelines")),
+		Entry("promptTemplate changed", aiInt, set("{{outputs.answer}}", "spec", "promptTemplate")),
+		Entry("evalModelName removed", aiInt, unset("spec", "evalModelName")),
+		Entry("temperature changed", aiInt, set(1, "spec", "temperature")),
+		Entry("passingThreshold changed", aiInt, set(3, "spec", "passingThreshold")),
+		Entry("passingThreshold added", with(aiInt, unset("spec", "passingThreshold")), set(4, "spec", "passingThreshold")),
+		Entry("evalType changed from human to heuristic", humanInt, set("heuristic", "spec", "evalType")),
+		Entry("variant changed from ai int to human boolean", aiInt, func(obj map[string]any) {
+			for _, f := range []string{"promptTemplate", "evalModelName", "temperature", "passingThreshold"} {
+				unset("spec", f)(obj)
+			}
+			set("human", "spec", "evalType")(obj)
+			set("boolean", "spec", "outputType")(obj)
+		}),
+		Entry("deletionPolicy changed to Orphan", aiInt, set("Orphan", "spec", "deletionPolicy")),
 		Entry("passingThreshold rewritten from 4 to 4.0", aiInt, set(json.Number("4.0"), "spec", "passingThreshold")),
 		Entry("apiKeySecretRef.name changed", aiInt, set("rotated-key", "spec", "apiKeySecretRef", "name")),
 		Entry("apiKeySecretRef.key changed", aiInt, set("apiKeyV2", "spec", "apiKeySecretRef", "key")),
