@@ -49,8 +49,9 @@ func (b *base) newStatusPatcher(obj v1alpha1.Object) *statusPatcher {
 	return &statusPatcher{client: b.client, recorder: b.recorder, obj: obj, snapshot: obj.DeepCopyObject()}
 }
 
-// Checkpoint records progress in the middle of a reconcile, as outcome o, so
-// that a restart resumes after it; the next write starts from here.
+// Checkpoint writes o (see write) in the middle of a reconcile, so that a
+// restart resumes after the progress made so far; the next write sends only
+// what changes after it.
 func (p *statusPatcher) Checkpoint(ctx context.Context, o outcome) error {
 	if err := p.write(ctx, o); err != nil {
 		return err
@@ -59,9 +60,9 @@ func (p *statusPatcher) Checkpoint(ctx context.Context, o outcome) error {
 	return nil
 }
 
-// Finish ends a reconcile whose outcome is o, and whose result is res and
-// err: it writes o as Checkpoint does and logs the decision. It returns what
-// Reconcile returns: res and err, or the error of writing the status.
+// Finish ends a reconcile: it writes its outcome o (see write) and logs the
+// decision, o with res and err, at V(1). It returns what Reconcile returns:
+// res and err, or the error of writing the status.
 func (p *statusPatcher) Finish(ctx context.Context, o outcome, res ctrl.Result, err error) (ctrl.Result, error) {
 	if werr := p.write(ctx, o); werr != nil {
 		return ctrl.Result{}, werr
