@@ -93,18 +93,14 @@ func createKeySecret(ctx context.Context, namespace, name, key string, labelled 
 	Expect(k8s.Create(ctx, s)).To(Succeed())
 }
 
-// kstatus fetches an object and computes its status the way Argo CD and
-// Flux do (kstatus). kstatus calls an object without status Current, so an
-// object the operator has not reconciled at its generation yet counts as
-// Unknown here.
+// kstatus fetches an object and computes its status the way Flux and
+// `kubectl wait` do (kstatus). A new object is InProgress from the CRD's
+// default status until the operator acts on it.
 func kstatus(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) (status.Status, error) {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	if err := k8s.Get(ctx, key, u); err != nil {
 		return "", err
-	}
-	if observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); observed != u.GetGeneration() {
-		return status.UnknownStatus, nil
 	}
 	r, err := status.Compute(u)
 	if err != nil {
