@@ -70,7 +70,7 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix
 
 .PHONY: test
-test: manifests generate envtest ginkgo ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
+test: manifests generate envtest ginkgo helm ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
 	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/framework/... ./test/reliability
 
 ##@ Benchmarks and reliability
@@ -91,7 +91,7 @@ bench-long: manifests generate envtest ## The benchmark with N=10000, including 
 	go test -run '^TestBench$$' -v -count=1 -timeout=90m ./test/bench -args $(BENCH_LONG_ARGS)
 
 .PHONY: test-reliability
-test-reliability: manifests generate envtest ginkgo ## Kill and stop injection, fault soak, secret hygiene and fuzzing: the long versions (~6 min).
+test-reliability: manifests generate envtest ginkgo helm ## Kill and stop injection, fault soak, secret hygiene and fuzzing: the long versions (~6 min).
 	RELIABILITY_LONG=1 RELIABILITY_FUZZTIME=$(RELIABILITY_FUZZTIME) $(GINKGO) $(GINKGO_FLAGS) ./test/reliability
 
 ##@ Build

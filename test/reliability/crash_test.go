@@ -73,15 +73,4 @@ var _ = Describe("Stopping the manager mid-create", func() {
 			"%d kills; %d Metrics: %d Ready, %d CreateOutcomeUnknown (%d of them created upstream, flagged for adoption); %d upstream creates, 0 duplicates",
 			trials, trials*perTrial, s.ready, s.unknown, toAdopt, f.server.Creates()), ReportEntryVisibilityAlways)
 	}, SpecTimeout(30*time.Minute))
-
-	It("finishes the creates in flight when stopped (SIGTERM), as in a rolling update", func(ctx SpecContext) {
-		trials := scale(5, 20)
-		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
-		s := interrupt(ctx, f, trials, (*framework.MeteredManager).Terminate)
-		f.expectNothingLost(ctx)
-		f.expectNoSecrets(ctx)
-		AddReportEntry("SIGTERM", fmt.Sprintf("%d graceful stops; %d Metrics: %d Ready, %d CreateOutcomeUnknown; %d upstream creates, 0 duplicates",
-			trials, trials*perTrial, s.ready, s.unknown, f.server.Creates()), ReportEntryVisibilityAlways)
-		Expect(s.unknown).To(BeZero(), "a graceful stop cut creates short, leaving their outcome unknown")
-	}, SpecTimeout(30*time.Minute))
 })
