@@ -34,6 +34,11 @@ const (
 	// then stops and waits for a person rather than risk a duplicate.
 	CreatePendingAnnotation = Prefix + "create-pending"
 
+	// MetricFinalizer holds a Metric whose spec.deletionPolicy is Delete until
+	// its remote Metric is deleted. Upstream mode only: it is added with the
+	// create-pending mark, or when an id is recorded without it.
+	MetricFinalizer = "evaluation.eval-operator.dev/delete-remote"
+
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
@@ -87,6 +92,20 @@ const (
 	// id was never recorded; a person must adopt the id or remove the
 	// create-pending annotation.
 	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
+	// ReasonAlreadyDeleted: the service answered 404 NOT_FOUND to a deletion:
+	// the thing was already gone, so the deletion is complete.
+	ReasonAlreadyDeleted = "AlreadyDeleted"
+	// ReasonDeletingRemote: a deleted Metric waits for its remote Metric's
+	// deletion, which failed and is retried with backoff.
+	ReasonDeletingRemote = "DeletingRemote"
+)
+
+// Event reasons that are not condition reasons.
+const (
+	// EventOrphaned: a deleted Metric let go of its remote Metric without
+	// deleting it (deletionPolicy Orphan, standalone mode, or the Metric CRD
+	// being removed).
+	EventOrphaned = "Orphaned"
 )
 
 // SecretKeySelector names a key of a Secret in the object's own namespace.

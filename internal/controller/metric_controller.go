@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
@@ -54,6 +55,12 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(m)
+	if !m.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, m, p)
+	}
+	if err := r.syncFinalizer(ctx, m); err != nil {
+		return ctrl.Result{}, err
+	}
 	o, res, err := r.sync(ctx, m)
 	return p.Finish(ctx, o, res, err)
 }
@@ -120,8 +127,12 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 		m.Annotations = map[string]string{}
 	}
 	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.clock.Now().UTC().Format(time.RFC3339)
+	if r.wantsFinalizer(m) {
+		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
+	}
 	// Update, not Patch: it fails on a stale resourceVersion, so two workers
 	// holding different views of this Metric cannot both send the create.
+	// The same write adds the finalizer: from here on a remote Metric may exist.
 	if err := r.client.Update(ctx, m); err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, fmt.Errorf("recording the pending create: %w", err)
 	}

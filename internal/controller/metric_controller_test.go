@@ -423,12 +423,17 @@ func createdByID(up *upstream, id string) evalapitest.CreatedMetric {
 
 // warningEvents lists the reasons of the Warning events about an object.
 func warningEvents(ns, name string) func(Gomega) []string {
+	return eventReasons(ns, name, corev1.EventTypeWarning)
+}
+
+// eventReasons lists the reasons of the events of eventType about an object.
+func eventReasons(ns, name, eventType string) func(Gomega) []string {
 	return func(g Gomega) []string {
 		var events eventsv1.EventList
 		g.Expect(k8s.List(rootCtx, &events, client.InNamespace(ns))).To(Succeed())
 		var reasons []string
 		for _, e := range events.Items {
-			if e.Regarding.Name == name && e.Type == corev1.EventTypeWarning {
+			if e.Regarding.Name == name && e.Type == eventType {
 				reasons = append(reasons, e.Reason)
 			}
 		}

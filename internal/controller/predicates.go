@@ -17,6 +17,8 @@ limitations under the License.
 package controller
 
 import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -24,12 +26,13 @@ import (
 )
 
 // metricChanged lets through the Metric updates that call for a reconcile: a
-// new generation, and the annotation edits a person makes to resolve or skip
-// a create. The operator's own writes (status, create-pending, the id after a
-// create) do not re-trigger; otherwise every failed create would retry at once.
+// new generation, the annotation edits a person makes to resolve or skip
+// a create, and the loss of the finalizer (a replace drops it). The operator's
+// own writes (status, create-pending, the id after a create) do not re-trigger;
+// otherwise every failed create would retry at once.
 var metricChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
-		if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+		if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() || lostFinalizer(e.ObjectOld, e.ObjectNew) {
 			return true
 		}
 		newMetric, ok := e.ObjectNew.(*v1alpha1.Metric)
@@ -57,4 +60,9 @@ func personEdited(old map[string]string, m *v1alpha1.Metric) bool {
 		return stalledOn(m.Status.Conditions, v1alpha1.ReasonCreateOutcomeUnknown, m.Generation) != nil
 	}
 	return false
+}
+
+func lostFinalizer(old, updated client.Object) bool {
+	return controllerutil.ContainsFinalizer(old, v1alpha1.MetricFinalizer) &&
+		!controllerutil.ContainsFinalizer(updated, v1alpha1.MetricFinalizer)
 }

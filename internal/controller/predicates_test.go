@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 )
@@ -57,6 +58,27 @@ func TestPersonEdited(t *testing.T) {
 			m.Status.Conditions = tc.conds
 			if got := personEdited(tc.old, m); got != tc.want {
 				t.Errorf("personEdited = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMetricChangedOnLostFinalizer(t *testing.T) {
+	with := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Generation: 1, Finalizers: []string{v1alpha1.MetricFinalizer}}}
+	without := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	cases := []struct {
+		name     string
+		old, new *v1alpha1.Metric
+		want     bool
+	}{
+		{"finalizer removed (a replace)", with, without, true},
+		{"finalizer added (the operator's write)", without, with, false},
+		{"finalizer kept", with, with, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := metricChanged.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}); got != tc.want {
+				t.Errorf("metricChanged.Update = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -104,9 +105,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			defaultSecret: opts.DefaultAPIKeySecret,
 			required:      !opts.Standalone,
 		},
-		service: opts.Service,
-		clock:   opts.Clock,
-		backoff: min(opts.Backoff, backoffMax),
+		reader:     mgr.GetAPIReader(),
+		service:    opts.Service,
+		standalone: opts.Standalone,
+		clock:      opts.Clock,
+		backoff:    min(opts.Backoff, backoffMax),
 	}
 	kinds := []struct {
 		obj  v1alpha1.Object
@@ -178,15 +181,18 @@ type base struct {
 	client   client.Client
 	recorder recorder.EventRecorder
 	creds    *credentials
-	service  evalapi.Service
-	clock    clock.PassiveClock
+	// reader reads from the API server, uncached.
+	reader     client.Reader
+	service    evalapi.Service
+	standalone bool
+	clock      clock.PassiveClock
 	// backoff is the first retry delay of a failed call.
 	backoff time.Duration
 }
 
 // getLive reads the object of req into obj and reports whether there is
 // anything to reconcile: not when the object is gone, nor when it is being
-// deleted (the operator owns no finalizer, so nothing is left to do).
+// deleted without the operator's finalizer (nothing is left to do).
 func (b *base) getLive(ctx context.Context, req ctrl.Request, obj v1alpha1.Object) (bool, error) {
 	log := ctrl.LoggerFrom(ctx).V(1)
 	if err := b.client.Get(ctx, req.NamespacedName, obj); err != nil {
@@ -196,7 +202,7 @@ func (b *base) getLive(ctx context.Context, req ctrl.Request, obj v1alpha1.Objec
 		}
 		return false, fmt.Errorf("reading %s: %w", req.NamespacedName, err)
 	}
-	if !obj.GetDeletionTimestamp().IsZero() {
+	if !obj.GetDeletionTimestamp().IsZero() && !controllerutil.ContainsFinalizer(obj, v1alpha1.MetricFinalizer) {
 		log.Info("Skipped: being deleted")
 		return false, nil
 	}

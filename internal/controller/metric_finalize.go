@@ -1,0 +1,205 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// The Metric CRD is read when finalizing, to tell a CRD removal (which
+// deletes every Metric) from the deletion of one Metric.
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get,resourceNames=metrics.evaluation.eval-operator.dev
+
+// metricCRDName is the name of the Metric CRD.
+const metricCRDName = "metrics.evaluation.eval-operator.dev"
+
+var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
+// forceHint ends the message of a deletion that waits on the service.
+const forceHint = "; to delete the object and keep the remote Metric, set spec.deletionPolicy to Orphan"
+
+// wantsFinalizer reports whether deleting m must delete its remote Metric
+// first: by policy, and only when there is a service to delete it from.
+func (r *MetricReconciler) wantsFinalizer(m *v1alpha1.Metric) bool {
+	return !r.standalone && m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan
+}
+
+// syncFinalizer adds the finalizer to a Metric that has, or may have, a
+// remote Metric without it (adopted, or replaced without its metadata), and
+// removes it where it has no use (policy Orphan, standalone mode). A Metric
+// that is right already costs no write. A new Metric gets it with its
+// create-pending mark instead, in the same write.
+func (r *MetricReconciler) syncFinalizer(ctx context.Context, m *v1alpha1.Metric) error {
+	has := controllerutil.ContainsFinalizer(m, v1alpha1.MetricFinalizer)
+	switch {
+	case has && !r.wantsFinalizer(m):
+		return r.patchFinalizer(ctx, m, controllerutil.RemoveFinalizer)
+	case !has && r.wantsFinalizer(m) && mayHaveRemote(m):
+		return r.patchFinalizer(ctx, m, controllerutil.AddFinalizer)
+	}
+	return nil
+}
+
+func mayHaveRemote(m *v1alpha1.Metric) bool {
+	return recordedID(m) != "" || hasPending(m)
+}
+
+// recordedID is the remote id of m, from the annotation or status.
+func recordedID(m *v1alpha1.Metric) string {
+	if id := m.Annotations[v1alpha1.MetricIDAnnotation]; id != "" {
+		return id
+	}
+	return m.Status.ID
+}
+
+// patchFinalizer adds or removes the finalizer with a patch that fails on a
+// stale resourceVersion, so that it never overwrites another's finalizers.
+func (r *MetricReconciler) patchFinalizer(ctx context.Context, m *v1alpha1.Metric,
+	edit func(client.Object, string) bool) error {
+	before := m.DeepCopy()
+	edit(m, v1alpha1.MetricFinalizer)
+	err := r.client.Patch(ctx, m, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("updating the finalizers: %w", err)
+	}
+	return nil
+}
+
+// finalize runs while a Metric carrying the finalizer is being deleted: it
+// settles the remote Metric, by policy, then lets the object go. Until it
+// can, the conditions say why and how to force it.
+func (r *MetricReconciler) finalize(ctx context.Context, m *v1alpha1.Metric, p *statusPatcher) (ctrl.Result, error) {
+	if !r.wantsFinalizer(m) {
+		return r.release(ctx, m, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
+			"deletionPolicy is Orphan or the operator runs standalone: "+kept(m))
+	}
+	removing, err := r.crdRemoved(ctx)
+	if err != nil {
+		return p.Finish(ctx, progressing(v1alpha1.ReasonDeletingRemote, err.Error()+forceHint), ctrl.Result{}, err)
+	}
+	if removing {
+		// A CRD removal deletes every Metric by cascade; a cleanup of the
+		// cluster must not empty the service.
+		return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
+			"the Metric CRD is being removed: "+kept(m))
+	}
+	o, res, err := r.deleteRemote(ctx, m)
+	if o.phase == phaseReady {
+		return r.release(ctx, m, corev1.EventTypeNormal, o.reason, o.message)
+	}
+	return p.Finish(ctx, o, res, err)
+}
+
+func kept(m *v1alpha1.Metric) string {
+	if id := recordedID(m); id != "" {
+		return "kept remote Metric " + id + " in the service"
+	}
+	return "deleted nothing in the service"
+}
+
+// deleteRemote deletes m's remote Metric. A ready outcome means there is no
+// remote Metric left to wait for.
+func (r *MetricReconciler) deleteRemote(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+	id := recordedID(m)
+	switch {
+	case id == "" && hasPending(m):
+		return stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
+			"deleted while an earlier create may have reached the service without its id being recorded: "+
+				"find the Metric in project %s and set annotation %s to its id (it will then be deleted), "+
+				"or set spec.deletionPolicy to Orphan to let the object go without deleting anything in the service",
+			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation)), ctrl.Result{}, nil
+	case id == "":
+		return ready(v1alpha1.ReasonCompleted, "no remote Metric was created: nothing to delete"), ctrl.Result{}, nil
+	}
+	key, err := r.creds.apiKey(ctx, m)
+	if err != nil {
+		return withForceHint(keyFailure(err))
+	}
+	resp, err := r.service.DeleteMetric(ctx, key, id)
+	switch {
+	case err == nil && resp.Success:
+		return ready(v1alpha1.ReasonCompleted, "deleted remote Metric "+id), ctrl.Result{}, nil
+	case err == nil:
+		return progressing(v1alpha1.ReasonDeletingRemote, "the service answered success=false; retrying"+forceHint),
+			ctrl.Result{}, errors.New("deleting remote Metric " + id + ": the service answered success=false")
+	case evalapi.KindOf(err) == evalapi.KindNotFound:
+		return notFoundOnDelete(err, id)
+	}
+	return withForceHint(upstreamFailure(err))
+}
+
+// notFoundOnDelete completes a deletion on the service's own 404 NOT_FOUND.
+// A bare 404 or a 405 may come from a wrong --api-url or a service without
+// the operation: the Metric may still exist, so the deletion is retried.
+func notFoundOnDelete(err error, id string) (outcome, ctrl.Result, error) {
+	var e *evalapi.Error
+	if errors.As(err, &e) && e.API != nil && e.API.Code == evalapi.CodeNotFound {
+		return ready(v1alpha1.ReasonAlreadyDeleted, "remote Metric "+id+" was already deleted"), ctrl.Result{}, nil
+	}
+	return progressing(v1alpha1.ReasonDeletingRemote,
+			"the service does not serve DELETE /metrics/{id} (404 or 405 without NOT_FOUND): check --api-url; retrying"+forceHint),
+		ctrl.Result{}, err
+}
+
+// withForceHint says how to force a deletion that waits on the service, and
+// names a retried failure DeletingRemote.
+func withForceHint(o outcome, res ctrl.Result, err error) (outcome, ctrl.Result, error) {
+	if o.phase == phaseProgressing {
+		o.reason = v1alpha1.ReasonDeletingRemote
+	}
+	o.message += forceHint
+	return o, res, err
+}
+
+// crdRemoved reports whether the Metric CRD is being deleted. It is read
+// uncached and by metadata only: one GET per finalized Metric.
+func (r *MetricReconciler) crdRemoved(ctx context.Context) (bool, error) {
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(crdKind)
+	err := r.reader.Get(ctx, client.ObjectKey{Name: metricCRDName}, crd)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading CustomResourceDefinition %s to rule out its removal: %w", metricCRDName, err)
+	}
+	return !crd.DeletionTimestamp.IsZero(), nil
+}
+
+// release removes the finalizer, letting the object go, and says why in an
+// event. The object is gone or about to be: no status is written.
+func (r *MetricReconciler) release(ctx context.Context, m *v1alpha1.Metric, eventType, reason, message string) (ctrl.Result, error) {
+	if err := r.patchFinalizer(ctx, m, controllerutil.RemoveFinalizer); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.recorder.Eventf(m, nil, eventType, reason, "Delete", "%s", message)
+	ctrl.LoggerFrom(ctx).V(1).Info("Released", "reason", reason)
+	return ctrl.Result{}, nil
+}
