@@ -232,7 +232,7 @@ var _ = Describe("GET /projects/{projectId}/metrics", func() {
 // apiMetric is a valid human/int Metric of projectPath's project using t's key.
 func apiMetric(t tenant) *evaluationv1alpha1.Metric {
 	m := framework.NewMetric(t.namespace, "", 3)
-	m.GenerateName = "m-"
+	m.GenerateName, m.Spec.Name = "m-", "m"
 	m.Spec.ProjectID = "proj-1"
 	m.Spec.APIKeySecretRef = &evaluationv1alpha1.SecretKeySelector{Name: t.secret, Key: "apiKey"}
 	return m

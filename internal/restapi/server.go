@@ -40,7 +40,8 @@ import (
 )
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=list;watch
-// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics;testsetdeletions;testcasedeletions,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;create;delete
 
 // Defaults of Options.
 const (
