@@ -90,11 +90,11 @@ func expectNotFound(rep reply) {
 	Expect(apiErrorOf(rep)["code"]).To(Equal(evalapi.CodeNotFound))
 }
 
-// kubectlMetric creates a Metric as kubectl apply would, in projectPath's
-// project, and waits for its remote id.
-func kubectlMetric(t tenant, name string) string {
+// kubectlMetric creates Metric "from-kubectl" as kubectl apply would, in
+// projectPath's project, and waits for its remote id.
+func kubectlMetric(t tenant) string {
 	GinkgoHelper()
-	m := framework.NewMetric(t.namespace, name, 0)
+	m := framework.NewMetric(t.namespace, "from-kubectl", 0)
 	m.Spec.ProjectID = "proj-1"
 	m.Spec.APIKeySecretRef = &evaluationv1alpha1.SecretKeySelector{Name: t.secret, Key: "apiKey"}
 	Expect(h.k8s.Create(context.Background(), m)).To(Succeed())
@@ -118,7 +118,7 @@ var _ = Describe("GET /metrics/{metricId}", func() {
 	})
 
 	It("finds a Metric made with kubectl", func() {
-		id := kubectlMetric(t, "from-kubectl")
+		id := kubectlMetric(t)
 		rep := getMetric(t, id)
 		Expect(rep.status).To(Equal(http.StatusOK), "body: %s", rep.body)
 		Expect(decodeAny(rep.body)).To(HaveKeyWithValue("name", "from-kubectl"))
@@ -143,7 +143,7 @@ var _ = Describe("GET /projects/{projectId}/metrics", func() {
 
 	It("lists the project's Metrics newest first, with the total, and nothing of other projects or namespaces", func() {
 		ids := map[string]bool{createdID(t, "human", "int"): true, createdID(t, "ai", "boolean"): true}
-		ids[kubectlMetric(t, "from-kubectl")] = true
+		ids[kubectlMetric(t)] = true
 		Expect(send(request{method: http.MethodPost, path: BasePath + "/projects/proj-2/metrics", key: t.key,
 			body: variantBody("human", "float")}).status).To(Equal(http.StatusCreated))
 		createdID(newTenant(), "human", "int")
@@ -153,7 +153,7 @@ var _ = Describe("GET /projects/{projectId}/metrics", func() {
 		Expect(p.HasMore).To(BeFalse())
 		Expect(p.NextCursor).To(BeNil())
 		Expect(p.Data).To(HaveLen(3))
-		var positions []position
+		positions := make([]position, 0, len(p.Data))
 		for _, m := range p.Data {
 			Expect(ids).To(HaveKey(m.ID))
 			positions = append(positions, positionOf(metricByID(t, m.ID)))
@@ -295,7 +295,7 @@ var _ = Describe("PATCH /metrics/{metricId}", func() {
 	})
 
 	It("edits a Metric made with kubectl", func() {
-		kid := kubectlMetric(t, "from-kubectl")
+		kid := kubectlMetric(t)
 		Expect(patchMetric(t, kid, `{"evalType":"ai","outputType":"int","guidelines":"new"}`).status).To(Equal(http.StatusOK))
 		Expect(metricByID(t, kid).Spec.Guidelines).To(Equal(ptr.To("new")))
 	})
@@ -342,7 +342,7 @@ var _ = Describe("DELETE /metrics/{metricId}", func() {
 	})
 
 	It("deletes a Metric made with kubectl", func() {
-		Expect(deleteMetric(t, kubectlMetric(t, "from-kubectl")).status).To(Equal(http.StatusOK))
+		Expect(deleteMetric(t, kubectlMetric(t)).status).To(Equal(http.StatusOK))
 		Expect(metricsIn(t.namespace)).To(BeEmpty())
 	})
 
