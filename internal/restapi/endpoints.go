@@ -44,8 +44,14 @@ type endpoint struct {
 	// build decodes the request into the resource to create, whose
 	// apiKeySecretRef is secret, and into its hashInput: the decoded request,
 	// whose JSON encoding is the same for requests that mean the same, so an
-	// Idempotency-Key replay can be told from a different request.
+	// Idempotency-Key replay can be told from a different request. A nil
+	// obj without errs means there is nothing to do: noop answers.
 	build func(r *http.Request, body []byte, secret types.NamespacedName) (obj client.Object, hashInput any, errs []fieldError)
+	// noop is the answer to a request with nothing to do.
+	noop response
+	// updates says the resource exists already and the request changed it:
+	// a refusal leaves it in place rather than deleting it.
+	updates bool
 	// fields maps the resource's field paths to the API's names.
 	fields fieldMapper
 	// succeed is the answer once the resource is Ready.
@@ -86,6 +92,20 @@ func createMetric() *endpoint {
 	}
 }
 
+// updatedMetric is PATCH /metrics/{metricId} once it has updated the spec:
+// it waits like a create, for Ready at the generation the update made.
+func updatedMetric() *endpoint {
+	return &endpoint{
+		kind:      "Metric",
+		newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.Metric{} },
+		fields:    specFields(nil),
+		updates:   true,
+		succeed: func(obj client.Object) response {
+			return response{status: http.StatusOK, body: metricResponse(obj.(*evaluationv1alpha1.Metric))}
+		},
+	}
+}
+
 // bulkDeleteTestcases is POST /testcases/bulk-delete.
 func bulkDeleteTestcases(ttl *int32) *endpoint {
 	return &endpoint{
@@ -97,8 +117,8 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.TestcaseDeletion{} },
 		build: func(_ *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
 			req, errs := decodeBulkDeleteRequest(body)
-			if len(errs) > 0 {
-				return nil, nil, errs
+			if len(errs) > 0 || (req.IDs != nil && len(req.IDs) == 0) {
+				return nil, nil, errs // none, or no ids: deleting none succeeds, as the service does
 			}
 			d := &evaluationv1alpha1.TestcaseDeletion{Spec: evaluationv1alpha1.TestcaseDeletionSpec{
 				TestcaseIDs:             evalapi.ResourceIDs(req.IDs),
@@ -107,6 +127,7 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 			}}
 			return d, req, nil
 		},
+		noop:   response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: true}},
 		fields: specFields(map[string]string{"testcaseIds": "ids"}),
 		succeed: func(obj client.Object) response {
 			return deletionSucceeded(obj.(*evaluationv1alpha1.TestcaseDeletion).Status.DeletionStatus)

@@ -112,10 +112,12 @@ func notFound() *apiError {
 	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No such route", nil)
 }
 
-func write(w http.ResponseWriter, res response) {
+// write sends res as the answer to r.
+func write(w http.ResponseWriter, r *http.Request, res response) {
 	for k, v := range res.header {
 		w.Header()[k] = v
 	}
+	adviseRetry(w.Header(), res.status, r)
 	setJSONHeaders(w.Header())
 	// Answers describe one request's outcome; no cache may reuse them.
 	w.Header().Set("Cache-Control", "no-store")

@@ -60,7 +60,7 @@ const maxIdempotencyKeyLen = 255
 // serve answers a request for ep.
 func (s *Server) serve(ep *endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		write(w, s.handle(ep, w, r))
+		write(w, r, s.handle(ep, w, r))
 	})
 }
 
@@ -71,26 +71,29 @@ func (s *Server) serve(ep *endpoint) http.Handler {
 func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) response {
 	req, err := s.parse(ep, w, r)
 	if err != nil {
-		return s.failure(ep, err)
+		return s.failure(ep.kind, err)
+	}
+	if req.obj == nil {
+		return ep.noop
 	}
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	if err != nil {
-		return s.failure(ep, err)
+		return s.failure(ep.kind, err)
 	}
 	var wantHash string
 	if replay {
 		wantHash = req.hash // the earlier request must have been this same one
 	}
-	return s.await(r.Context(), ep, client.ObjectKeyFromObject(req.obj), wantHash)
+	return s.await(r.Context(), ep, client.ObjectKeyFromObject(req.obj), wantHash, 0)
 }
 
 // failure answers a failed step: an apiError as itself; any other error is
 // the server's own fault, logged and answered 500 without its text.
-func (s *Server) failure(ep *endpoint, err error) response {
+func (s *Server) failure(kind string, err error) response {
 	if e, ok := errors.AsType[*apiError](err); ok {
 		return e.response()
 	}
-	s.log.Error(err, "Serving a request failed", "kind", ep.kind)
+	s.log.Error(err, "Serving a request failed", "kind", kind)
 	return internalError().response()
 }
 
@@ -120,6 +123,9 @@ func (s *Server) parse(ep *endpoint, w http.ResponseWriter, r *http.Request) (pa
 	obj, hashInput, errs := ep.build(r, body, secret)
 	if len(errs) > 0 {
 		return parsedRequest{}, validationError(errs...)
+	}
+	if obj == nil {
+		return parsedRequest{}, nil // nothing to do: ep.noop answers
 	}
 	req := parsedRequest{obj: obj, idemKey: r.Header.Get(IdempotencyKeyHeader)}
 	if err := checkIdempotencyKey(req.idemKey); err != nil {
@@ -222,6 +228,7 @@ func nameResource(ep *endpoint, req parsedRequest, namespace string) {
 // answers this request too, provided it was the same request.
 func (s *Server) createOrReplay(ctx context.Context, ep *endpoint, req parsedRequest) (replay bool, err error) {
 	err = s.opts.Client.Create(ctx, req.obj)
+	noteWrite(ctx, err)
 	switch {
 	case err == nil:
 		return false, nil
@@ -232,11 +239,16 @@ func (s *Server) createOrReplay(ctx context.Context, ep *endpoint, req parsedReq
 	}
 }
 
-// createError is the failure of a refused create: a VALIDATION_ERROR for an
-// invalid resource, a 503 with Retry-After when the API server is busy, and
-// the server's own fault otherwise.
+// createError is the failure of a refused create.
 func createError(ep *endpoint, err error) error {
-	if e := invalidResource(err, ep.fields); e != nil {
+	return writeError(ep.fields, err, "creating the resource")
+}
+
+// writeError is the failure of a refused write: a VALIDATION_ERROR for an
+// invalid resource, a 503 with Retry-After when the API server is busy, and
+// the server's own fault (doing what) otherwise.
+func writeError(fields fieldMapper, err error, doing string) error {
+	if e := invalidResource(err, fields); e != nil {
 		return e
 	}
 	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
@@ -250,7 +262,18 @@ func createError(ep *endpoint, err error) error {
 		e.header = http.Header{"Retry-After": {strconv.Itoa(delay)}}
 		return e
 	}
-	return fmt.Errorf("creating the resource: %w", err)
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// noteWrite records that the request of ctx may have written through the
+// API server: unless err is the API server's refusal, which writes nothing.
+// A timeout is no refusal; the write may have happened.
+func noteWrite(ctx context.Context, err error) {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
+		return
+	}
+	markWrite(ctx)
 }
 
 // verdict is what a resource's conditions say about its request.
@@ -262,44 +285,64 @@ const (
 	// succeeded: the resource is Ready.
 	succeeded
 	// refused: the request certainly had no effect (rejected, or refused
-	// credentials); the resource is deleted so nothing is left half-done.
+	// credentials); a created resource is deleted so nothing is left
+	// half-done, an updated one stays.
 	refused
 	// stuck: the reconciler stalled and needs a person; the resource stays.
 	stuck
 )
 
 // await waits, up to SyncTimeout, for the reconciler to finish with the
-// resource key and answers from it. wantHash is set only for a replay: the
-// resource's request hash must match it.
-func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedName, wantHash string) response {
+// resource key at generation (or later) and answers from it. wantHash is set
+// only for a replay: the resource's request hash must match it.
+func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedName, wantHash string, generation int64) response {
+	return s.waitFor(ctx, ep, key, func(obj evaluationv1alpha1.Object) (response, bool, string) {
+		switch {
+		case obj == nil || obj.GetGeneration() < generation:
+			return response{}, false, "" // the cache has yet to see the write
+		case wantHash != "" && obj.GetAnnotations()[RequestHashAnnotation] != wantHash:
+			return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
+				"The Idempotency-Key was already used for a different request", nil).response(), true, ""
+		}
+		res, v, reason := judge(ep, obj)
+		if v == refused && !ep.updates {
+			s.discard(ctx, obj)
+		}
+		return res, v != pending, reason
+	})
+}
+
+// decision says whether the resource (nil once it is gone) settles the
+// request, with which answer, and otherwise the reason it is waiting on.
+type decision func(obj evaluationv1alpha1.Object) (res response, done bool, reason string)
+
+// waitFor reads the resource key from the cache after each change until
+// decide settles the request, for up to SyncTimeout; then it answers 504.
+func (s *Server) waitFor(ctx context.Context, ep *endpoint, key types.NamespacedName, decide decision) response {
 	wk := waitKey{kind: ep.kind, NamespacedName: key}
 	wake := s.waiters.add(wk)
 	defer s.waiters.remove(wk, wake)
 	waitCtx, cancel := context.WithTimeout(ctx, s.opts.SyncTimeout)
 	defer cancel()
 
-	obj := ep.newObject()
 	var lastReason string
 	for waitCtx.Err() == nil {
 		// Reading after registering means no change is missed in between.
+		obj := ep.newObject()
 		err := s.opts.Cache.Get(waitCtx, key, obj)
 		switch {
-		case err == nil:
-			if wantHash != "" && obj.GetAnnotations()[RequestHashAnnotation] != wantHash {
-				return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
-					"The Idempotency-Key was already used for a different request", nil).response()
-			}
-			res, v, reason := judge(ep, obj)
-			if v == refused {
-				s.discard(ctx, obj)
-			}
-			if v != pending {
-				return res
-			}
-			lastReason = reason
-		case !apierrors.IsNotFound(err) && waitCtx.Err() == nil:
-			return s.failure(ep, fmt.Errorf("reading the resource from the cache: %w", err))
+		case apierrors.IsNotFound(err):
+			obj = nil
+		case err != nil && waitCtx.Err() == nil:
+			return s.failure(ep.kind, fmt.Errorf("reading the resource from the cache: %w", err))
+		case err != nil:
+			continue // timed out while reading
 		}
+		res, done, reason := decide(obj)
+		if done {
+			return res
+		}
+		lastReason = reason
 		select {
 		case <-wake:
 		case <-waitCtx.Done():
@@ -361,6 +404,7 @@ func resourceDetails(kind string, key types.NamespacedName, reason string) map[s
 func (s *Server) discard(ctx context.Context, obj client.Object) {
 	uid := obj.GetUID()
 	err := s.opts.Client.Delete(ctx, obj, client.Preconditions{UID: &uid})
+	noteWrite(ctx, err)
 	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 		s.log.Error(err, "Deleting a refused request's resource failed", "name", client.ObjectKeyFromObject(obj))
 	}

@@ -151,7 +151,7 @@ var _ = Describe("Mapping the reconciler's outcome to an answer, with the real r
 		m.ObjectMeta = metav1.ObjectMeta{}
 		m.Spec.APIKeySecretRef = &evaluationv1alpha1.SecretKeySelector{Name: "missing", Key: "apiKey"}
 		key := create(m)
-		res := h.server.await(context.Background(), createMetric(), key, "")
+		res := h.server.await(context.Background(), createMetric(), key, "", 0)
 		Expect(res.status).To(Equal(http.StatusUnauthorized))
 		Eventually(func() error {
 			return h.k8s.Get(context.Background(), key, &evaluationv1alpha1.Metric{})
@@ -162,7 +162,7 @@ var _ = Describe("Mapping the reconciler's outcome to an answer, with the real r
 		m := metricWith()
 		m.ObjectMeta = metav1.ObjectMeta{Annotations: map[string]string{evaluationv1alpha1.CreatePendingAnnotation: "true"}}
 		key := create(m)
-		res := h.server.await(context.Background(), createMetric(), key, "")
+		res := h.server.await(context.Background(), createMetric(), key, "", 0)
 		Expect(res.status).To(Equal(http.StatusBadGateway))
 		Expect(res.body).To(HaveField("Details", HaveKeyWithValue("name", key.Name)))
 		Consistently(func() error {

@@ -34,25 +34,55 @@ const BasePath = "/api/v2"
 // Route patterns; each is also the route label of the request metrics.
 const (
 	routeMetrics    = BasePath + "/projects/{projectId}/metrics"
+	routeMetric     = BasePath + "/metrics/{metricId}"
 	routeBulkDelete = BasePath + "/testcases/bulk-delete"
 	routeTestset    = BasePath + "/testsets/{testsetId}"
 	routeOpenAPI    = BasePath + "/openapi.json"
 	routeUnmatched  = "unmatched"
 )
 
-// routes builds the server's handler: the API's operations, its OpenAPI
-// document, and ApiError answers for everything else.
+// operation is one method of one route, and its handler.
+type operation struct {
+	route, method string
+	handler       http.Handler
+}
+
+// operations are every route and method the server serves: the API's
+// operations and its OpenAPI document.
+func (s *Server) operations(openAPI []byte) []operation {
+	ops := make([]operation, 0, len(s.endpoints)+6)
+	for _, ep := range s.endpoints {
+		ops = append(ops, operation{ep.route, ep.method, s.serve(ep)})
+	}
+	answer := func(h func(w http.ResponseWriter, r *http.Request) response) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w, r, h(w, r)) })
+	}
+	return append(ops,
+		operation{routeMetrics, http.MethodGet, answer(s.listMetrics)},
+		operation{routeMetric, http.MethodGet, answer(s.getMetric)},
+		operation{routeMetric, http.MethodPatch, answer(s.updateMetric)},
+		operation{routeMetric, http.MethodDelete, answer(s.deleteMetric)},
+		operation{routeOpenAPI, http.MethodGet, serveJSON(openAPI)},
+		operation{routeOpenAPI, http.MethodHead, serveJSON(openAPI)},
+	)
+}
+
+// routes builds the server's handler: its operations, and ApiError answers
+// for everything else.
 func (s *Server) routes(openAPI []byte) http.Handler {
 	mux := http.NewServeMux()
-	for _, ep := range s.endpoints {
-		s.route(mux, ep.route, map[string]http.Handler{ep.method: s.serve(ep)})
+	byRoute := map[string]map[string]http.Handler{}
+	for _, op := range s.operations(openAPI) {
+		if byRoute[op.route] == nil {
+			byRoute[op.route] = map[string]http.Handler{}
+		}
+		byRoute[op.route][op.method] = op.handler
 	}
-	s.route(mux, routeOpenAPI, map[string]http.Handler{
-		http.MethodGet:  serveJSON(openAPI),
-		http.MethodHead: serveJSON(openAPI),
-	})
-	mux.Handle("/", s.instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		write(w, notFound().response())
+	for route, byMethod := range byRoute {
+		s.route(mux, route, byMethod)
+	}
+	mux.Handle("/", s.instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		write(w, r, notFound().response())
 	})))
 	return mux
 }
@@ -72,7 +102,7 @@ func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]h
 			e := newAPIError(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,
 				fmt.Sprintf("Method %s is not allowed here; allowed: %s", r.Method, allow), nil)
 			e.header = http.Header{"Allow": {allow}}
-			write(w, e.response())
+			write(w, r, e.response())
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -107,6 +137,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
+		r = withAttempt(r)
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler { //nolint:errorlint // net/http re-panics with this exact value
@@ -114,7 +145,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 				}
 				s.log.Error(fmt.Errorf("panic: %v", p), "Request handler panicked", "route", route, "stack", string(debug.Stack()))
 				if rec.status == 0 {
-					write(rec, internalError().response())
+					write(rec, r, internalError().response())
 				}
 			}
 			code := strconv.Itoa(rec.status)

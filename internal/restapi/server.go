@@ -15,10 +15,10 @@ limitations under the License.
 */
 
 // Package restapi is the operator's optional built-in REST server. It serves
-// the Evaluation Service API's three operations under /api/v2, so the
-// service's SDKs and curl can use the cluster as the service: each request
-// becomes a custom resource (Metric, TestcaseDeletion, TestsetDeletion) in the
-// namespace of the caller's API key, and the answer is built from that
+// the Evaluation Service API's operations under /api/v2, so the service's
+// SDKs and curl can use the cluster as the service: each request reads or
+// writes custom resources (Metric, TestcaseDeletion, TestsetDeletion) in the
+// namespace of the caller's API key, and a write is answered from its
 // resource once the reconciler has processed it.
 package restapi
 
@@ -40,7 +40,8 @@ import (
 )
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=list;watch
-// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics;testsetdeletions;testcasedeletions,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;create;delete
 
 // Defaults of Options.
 const (
@@ -117,6 +118,9 @@ func New(opts Options) (*Server, error) {
 	}
 	keys, err := newKeyring(opts.KubeClient)
 	if err != nil {
+		return nil, err
+	}
+	if err := indexMetrics(context.Background(), opts.Cache); err != nil {
 		return nil, err
 	}
 	doc, err := OpenAPIDocument()

@@ -103,7 +103,7 @@ var _ = Describe("Refused creates", func() {
 	// answer is how the server answers a request whose create failed with err.
 	answer := func(err error) response {
 		ep := createMetric()
-		return s.failure(ep, createError(ep, err))
+		return s.failure(ep.kind, createError(ep, err))
 	}
 
 	It("answers 503 with Retry-After when the API server is busy", func() {

@@ -84,5 +84,11 @@ func (w *waiters) handler(kind string) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    wake,
 		UpdateFunc: func(_, obj any) { wake(obj) },
+		DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			wake(obj)
+		},
 	}
 }

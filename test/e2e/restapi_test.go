@@ -69,17 +69,89 @@ var _ = Describe("The REST server", func() {
 		Eventually(kstatusOf(ctx, v1alpha1.GroupVersion.WithKind("Metric"), client.ObjectKeyFromObject(&m))).
 			Should(Equal(status.CurrentStatus))
 	})
+
+	It("lists, gets, updates and deletes Metrics, kubectl's included", func(ctx SpecContext) {
+		ns := newNamespace(ctx, "rest-crud")
+		key := framework.NewKey("e2e")
+		createKeySecret(ctx, ns, "rest-key", key, true)
+		addr, err := framework.FreeAddr()
+		Expect(err).NotTo(HaveOccurred())
+		startManager(ctx, "manager", "--serve-api="+addr)
+		api := "http://" + addr + "/api/v2"
+
+		// A Metric made with kubectl, once the manager gave it a remote id.
+		m := framework.NewMetric(ns, "from-kubectl", 0)
+		m.Spec.ProjectID = "proj_crud"
+		m.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "rest-key", Key: "apiKey"}
+		Expect(k8s.Create(ctx, m)).To(Succeed())
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+			return m.Status.ID
+		}).ShouldNot(BeEmpty())
+
+		var code int
+		var answer []byte
+		Eventually(func() (int, error) { // until the server listens and knows the key
+			code, answer, err = call(ctx, http.MethodGet, api+"/projects/proj_crud/metrics?limit=10", key, "")
+			return code, err
+		}).Should(Equal(http.StatusOK), func() string { return string(answer) })
+		var page evalapi.MetricPage
+		Expect(json.Unmarshal(answer, &page)).To(Succeed())
+		Expect(page.Data).To(HaveLen(1))
+		Expect(page.Data[0].ID).To(Equal(m.Status.ID))
+		Expect(page.HasMore).To(BeFalse())
+
+		metric := api + "/metrics/" + m.Status.ID
+		code, answer, err = call(ctx, http.MethodGet, metric, key, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK), string(answer))
+		Expect(answer).To(MatchJSON(mustJSON(page.Data[0])))
+
+		code, answer, err = call(ctx, http.MethodPatch, metric, key,
+			`{"evalType":"`+string(m.Spec.EvalType)+`","outputType":"`+string(m.Spec.OutputType)+`","name":"renamed"}`)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK), string(answer))
+		Expect(decodeJSON(answer)).To(HaveKeyWithValue("name", "renamed"))
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+		Expect(m.Spec.Name).To(Equal("renamed"), "kubectl sees the update")
+
+		code, answer, err = call(ctx, http.MethodDelete, metric, key, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK), string(answer))
+		Expect(answer).To(MatchJSON(`{"success":true}`))
+		var list v1alpha1.MetricList
+		Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		Expect(list.Items).To(BeEmpty())
+
+		code, _, err = call(ctx, http.MethodGet, metric, key, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusNotFound))
+	})
 })
 
-// post sends body to url as the holder of key and returns the answer.
+// post sends a create to url as the holder of key, with an Idempotency-Key,
+// and returns the answer.
 func post(ctx context.Context, url, key, body string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	return send(ctx, http.MethodPost, url, key, body, "e2e-post-metric")
+}
+
+// call sends a request to url as the holder of key and returns the answer.
+func call(ctx context.Context, method, url, key, body string) (int, []byte, error) {
+	return send(ctx, method, url, key, body, "")
+}
+
+func send(ctx context.Context, method, url, key, body, idempotencyKey string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", "e2e-post-metric")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", idempotencyKey)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, err
@@ -87,4 +159,18 @@ func post(ctx context.Context, url, key, body string) (int, []byte, error) {
 	defer func() { _ = resp.Body.Close() }()
 	answer, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, answer, err
+}
+
+func mustJSON(v any) []byte {
+	GinkgoHelper()
+	b, err := json.Marshal(v)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
+
+func decodeJSON(b []byte) map[string]any {
+	GinkgoHelper()
+	var v map[string]any
+	Expect(json.Unmarshal(b, &v)).To(Succeed(), string(b))
+	return v
 }

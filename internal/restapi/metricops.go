@@ -1,0 +1,326 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// The operations on existing Metrics read them from the manager's cache,
+// through two field indexes, so that no request lists from the API server.
+// A Metric is in the API once it has a remote id (status.id), however it was
+// made: through the API or with kubectl.
+const (
+	// projectIndex indexes Metrics with a remote id by spec.projectId; the
+	// cache keys it by namespace too.
+	projectIndex = "restapi.spec.projectId"
+	// remoteIDIndex indexes Metrics by status.id.
+	remoteIDIndex = "restapi.status.id"
+)
+
+// List page sizes.
+const (
+	defaultPageSize = 20
+	maxPageSize     = 100
+)
+
+// indexedCaches are the caches whose Metrics are indexed already: servers
+// sharing a manager share its indexes, which can be added only once.
+var indexedCaches sync.Map
+
+// indexMetrics adds the indexes to c, once per cache.
+func indexMetrics(ctx context.Context, c cache.Cache) error {
+	if _, done := indexedCaches.LoadOrStore(c, struct{}{}); done {
+		return nil
+	}
+	byRemoteID := func(m *evaluationv1alpha1.Metric) string { return m.Status.ID }
+	byProject := func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) }
+	for name, value := range map[string]func(*evaluationv1alpha1.Metric) string{
+		remoteIDIndex: byRemoteID, projectIndex: byProject,
+	} {
+		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
+			m := o.(*evaluationv1alpha1.Metric)
+			if m.Status.ID == "" {
+				return nil // not in the API until the service has it
+			}
+			return []string{value(m)}
+		})
+		if err != nil {
+			indexedCaches.Delete(c)
+			return fmt.Errorf("indexing Metrics by %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// getMetric is GET /metrics/{metricId}.
+func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
+	secret, err := s.authenticate(r)
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	return response{status: http.StatusOK, body: metricResponse(m)}
+}
+
+// updateMetric is PATCH /metrics/{metricId}: it updates the spec and answers
+// once the reconciler is Ready at the new generation.
+func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) response {
+	secret, err := s.authenticate(r)
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	u, errs := decodeMetricUpdate(body)
+	if len(errs) > 0 {
+		return validationError(errs...).response()
+	}
+	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	if m, err = s.patchSpec(r.Context(), m, u); err != nil {
+		return s.failure(metricKind, err)
+	}
+	return s.await(r.Context(), updatedMetric(), client.ObjectKeyFromObject(m), "", m.Generation)
+}
+
+// patchSpec applies u to m's spec, with m's resourceVersion as the
+// precondition, reading m again and retrying when someone else changed it.
+// The CRD validates the result, as it validates a create.
+func (s *Server) patchSpec(ctx context.Context, m *evaluationv1alpha1.Metric, u evalapi.MetricUpdate) (*evaluationv1alpha1.Metric, error) {
+	key := client.ObjectKeyFromObject(m)
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			if err := s.opts.Cache.Get(ctx, key, m); err != nil {
+				return err
+			}
+		}
+		first = false
+		m.Spec = patchedSpec(m.Spec, u)
+		err := s.opts.Client.Update(ctx, m)
+		noteWrite(ctx, err)
+		return err
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, metricNotFound()
+	case err != nil:
+		return nil, writeError(specFields(nil), err, "updating the Metric")
+	}
+	return m, nil
+}
+
+// patchedSpec is spec after the update u, by the service's rules
+// (evalapi.MergeUpdate): a field u sends replaces the spec's, one it leaves
+// out keeps its value while the variant still has it. A field the spec
+// leaves to the service's default stays unset.
+func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) evaluationv1alpha1.MetricSpec {
+	cur := evalapi.RequestFor(&spec)
+	merged := evalapi.MergeUpdate(evalapi.Metric{
+		Name: cur.Name, Description: cur.Description, EvalType: cur.EvalType, OutputType: cur.OutputType,
+		PromptTemplate: cur.PromptTemplate, EvalModelName: cur.EvalModelName, Temperature: cur.Temperature,
+		PassingThreshold: cur.PassingThreshold,
+	}, u)
+	if u.Guidelines == nil {
+		merged.Guidelines = cur.Guidelines // every variant has guidelines
+	}
+	next := evalapi.SpecFor(string(spec.ProjectID), merged)
+	next.APIKeySecretRef, next.DeletionPolicy = spec.APIKeySecretRef, spec.DeletionPolicy
+	return next
+}
+
+// deleteMetric is DELETE /metrics/{metricId}: it deletes the resource and
+// answers once it is gone, that is once its deletion policy has run.
+func (s *Server) deleteMetric(_ http.ResponseWriter, r *http.Request) response {
+	secret, err := s.authenticate(r)
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	uid := m.UID
+	err = s.opts.Client.Delete(r.Context(), m, client.Preconditions{UID: &uid})
+	noteWrite(r.Context(), err)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) { // gone already, or replaced
+		return s.failure(metricKind, writeError(specFields(nil), err, "deleting the Metric"))
+	}
+	ep := updatedMetric()
+	return s.waitFor(r.Context(), ep, client.ObjectKeyFromObject(m), func(obj evaluationv1alpha1.Object) (response, bool, string) {
+		if obj == nil || obj.GetUID() != uid {
+			return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: true}}, true, ""
+		}
+		_, v, reason := judge(ep, obj)
+		if v == refused || v == stuck { // the finalizer stalled: the remote Metric may still exist
+			return newAPIError(http.StatusBadGateway, CodeUpstreamError,
+				"Deleting the Metric needs the attention of the cluster's administrator",
+				resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), reason)).response(), true, reason
+		}
+		return response{}, false, reason
+	})
+}
+
+// listMetrics is GET /projects/{projectId}/metrics: the project's Metrics
+// with a remote id, newest first, a page at a time.
+func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
+	secret, err := s.authenticate(r)
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	limit, after, err := parseListQuery(r.URL.Query())
+	if err != nil {
+		return s.failure(metricKind, err)
+	}
+	var list evaluationv1alpha1.MetricList
+	err = s.opts.Cache.List(r.Context(), &list, client.InNamespace(secret.Namespace),
+		client.MatchingFields{projectIndex: r.PathValue("projectId")})
+	if err != nil {
+		return s.failure(metricKind, fmt.Errorf("listing Metrics from the cache: %w", err))
+	}
+	items := list.Items
+	slices.SortFunc(items, func(a, b evaluationv1alpha1.Metric) int { return positionOf(&a).compare(positionOf(&b)) })
+	start := 0
+	if after != nil {
+		start = len(items)
+		if i := slices.IndexFunc(items, func(m evaluationv1alpha1.Metric) bool { return positionOf(&m).compare(*after) > 0 }); i >= 0 {
+			start = i
+		}
+	}
+	end := min(start+limit, len(items))
+	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, end-start), HasMore: end < len(items)}
+	for i := range items[start:end] {
+		page.Data = append(page.Data, metricResponse(&items[start+i]))
+	}
+	if page.HasMore {
+		cursor := positionOf(&items[end-1]).cursor()
+		page.NextCursor = &cursor
+	}
+	total := len(items)
+	page.Total = &total
+	return response{status: http.StatusOK, body: page}
+}
+
+// metricKind names Metrics in logs and error details.
+const metricKind = "Metric"
+
+// findMetric returns the Metric of namespace whose remote id is id.
+// Another namespace's Metric is not found either: a key cannot even learn
+// that it exists.
+func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Metric, error) {
+	var list evaluationv1alpha1.MetricList
+	err := s.opts.Cache.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{remoteIDIndex: id})
+	if err != nil {
+		return nil, fmt.Errorf("looking up a Metric in the cache: %w", err)
+	}
+	if len(list.Items) == 0 {
+		return nil, metricNotFound()
+	}
+	// Two resources holding one id (an adoption gone wrong): every replica picks the same.
+	m := slices.MinFunc(list.Items, func(a, b evaluationv1alpha1.Metric) int { return positionOf(&a).compare(positionOf(&b)) })
+	return &m, nil
+}
+
+func metricNotFound() *apiError {
+	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Metric has this id", nil)
+}
+
+// position is a Metric's place in a list: newest first by creation time,
+// then by name. A cursor is the position of the last Metric of a page, so
+// the next page starts after it however many Metrics were added since.
+type position struct {
+	Created int64  `json:"c"`
+	Name    string `json:"n"`
+}
+
+func positionOf(m *evaluationv1alpha1.Metric) position {
+	return position{Created: m.CreationTimestamp.Unix(), Name: m.Name}
+}
+
+// compare orders positions as the list does.
+func (p position) compare(q position) int {
+	return cmp.Or(cmp.Compare(q.Created, p.Created), cmp.Compare(p.Name, q.Name))
+}
+
+func (p position) cursor() string {
+	b, _ := json.Marshal(p) //nolint:errchkjson // an int and a string always encode
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// parseListQuery reads limit (1 to 100, default 20) and cursor; after is
+// nil for the first page.
+func parseListQuery(q url.Values) (limit int, after *position, err error) {
+	limit = defaultPageSize
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxPageSize {
+			return 0, nil, validationError(fieldError{Field: "limit",
+				Message: fmt.Sprintf("must be a whole number from 1 to %d", maxPageSize)})
+		}
+	}
+	if v := q.Get("cursor"); v != "" {
+		var p position
+		b, decErr := base64.RawURLEncoding.DecodeString(v)
+		if decErr != nil || json.Unmarshal(b, &p) != nil || p.Name == "" {
+			return 0, nil, validationError(fieldError{Field: "cursor",
+				Message: "must be the nextCursor of an earlier page"})
+		}
+		after = &p
+	}
+	return limit, after, nil
+}
+
+// decodeMetricUpdate decodes the body of PATCH /metrics/{metricId}, which
+// must name the variant: evalType and outputType.
+func decodeMetricUpdate(data []byte) (evalapi.MetricUpdate, []fieldError) {
+	var u evalapi.MetricUpdate
+	if errs := decodeStrict(data, &u); len(errs) > 0 {
+		return u, errs
+	}
+	var errs []fieldError
+	if u.EvalType == "" {
+		errs = append(errs, fieldError{Field: "evalType", Message: "Required value"})
+	}
+	if u.OutputType == "" {
+		errs = append(errs, fieldError{Field: "outputType", Message: "Required value"})
+	}
+	return u, errs
+}
