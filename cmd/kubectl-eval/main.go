@@ -50,10 +50,10 @@ func main() {
 // stderr and reading the environment through getenv (tests pass their own).
 func newRootCommand(stdout, stderr io.Writer, getenv func(string) string) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "kubectl-eval",
-		Short:         "Manage eval-operator Metric manifests",
-		SilenceUsage:  true,
-		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl eval"},
+		Use:          "kubectl-eval",
+		Short:        "Manage eval-operator Metric manifests",
+		SilenceUsage: true,
+		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl eval"},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -271,4 +271,3 @@ func lineEnd(line []byte) string {
 	}
 	return "\n"
 }
-

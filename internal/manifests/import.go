@@ -27,7 +27,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
+	"golang.org/x/text/unicode/norm"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -151,10 +153,17 @@ func objectNames(remote []evalapi.Metric) (map[string]string, error) {
 	return names, nil
 }
 
-// nameBase is name lowercased, with every run of other characters than
-// letters and digits turned into one dash, cut to maxNameLength.
+// nameBase is name lowercased and stripped of accents, with every run of
+// other characters than letters and digits turned into one dash, cut to
+// maxNameLength.
 func nameBase(name string) string {
-	base := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	plain := strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(strings.ToLower(name)))
+	base := strings.Trim(notNameChars.ReplaceAllString(plain, "-"), "-")
 	if base == "" {
 		base = "metric"
 	}
