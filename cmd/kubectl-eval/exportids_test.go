@@ -43,7 +43,7 @@ var _ = Describe("export-ids", func() {
 		var err error
 		ns, err = framework.NewNamespace(ctx, k8s, "export-", evalapitest.DefaultKey)
 		Expect(err).NotTo(HaveOccurred())
-		live = nil
+		live = make([]v1alpha1.Metric, 0, 3)
 		for i, name := range []string{"annotated", "status-only", "not-created"} {
 			live = append(live, *framework.NewMetric("", name, i))
 		}

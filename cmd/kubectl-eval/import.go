@@ -35,7 +35,7 @@ import (
 // Environment variables import reads when the flags are not given.
 const (
 	envAPIURL = "EVAL_API_URL"
-	envAPIKey = "EVAL_API_KEY"
+	envAPIKey = "EVAL_API_KEY" //nolint:gosec // the variable's name, not a key
 )
 
 type importOptions struct {

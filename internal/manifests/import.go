@@ -145,7 +145,7 @@ func objectNames(remote []evalapi.Metric) (map[string]string, error) {
 			name = withSuffix(name, idHash(m.ID))
 		}
 		if other, clash := taken[name]; clash {
-			return nil, fmt.Errorf("Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
+			return nil, fmt.Errorf("remote Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
 		}
 		taken[name] = m.ID
 		names[m.ID] = name
