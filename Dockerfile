@@ -1,4 +1,5 @@
-# Builds the manager into a distroless, non-root image.
+# Builds the manager into a distroless, non-root image, with the kubectl-eval
+# plugin beside it (docker cp it out, or run it with --entrypoint).
 #   docker build -t ghcr.io/eval-operator/eval-operator:dev .
 # Multi-platform: docker buildx build --platform linux/amd64,linux/arm64 ...
 FROM golang:1.26 AS builder
@@ -17,11 +18,13 @@ COPY internal/ internal/
 # Static binary (distroless/static has no libc); -trimpath keeps local paths
 # out of it. GOARCH is left to the builder's own when TARGETARCH is unset.
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w" -o manager ./cmd
+    go build -trimpath -ldflags="-s -w" -o manager ./cmd && \
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
+    go build -trimpath -ldflags="-s -w" -o kubectl-eval ./cmd/kubectl-eval
 
 FROM gcr.io/distroless/static:nonroot
 WORKDIR /
-COPY --from=builder /workspace/manager .
+COPY --from=builder /workspace/manager /workspace/kubectl-eval ./
 # 65532 is distroless's "nonroot"; numeric so runAsNonRoot can verify it.
 USER 65532:65532
 

@@ -97,8 +97,13 @@ test-reliability: manifests generate envtest ginkgo helm ## Kill and stop inject
 ##@ Build
 
 .PHONY: build
-build: manifests generate ## Build the manager binary into bin/manager.
+build: manifests generate ## Build the manager and the kubectl-eval plugin into bin/.
 	go build -trimpath -o $(LOCALBIN)/manager ./cmd
+	go build -trimpath -o $(LOCALBIN)/kubectl-eval ./cmd/kubectl-eval
+
+.PHONY: install-plugin
+install-plugin: ## Install the kubectl-eval plugin into $GOBIN (on PATH, kubectl runs it as `kubectl eval`).
+	go install -trimpath ./cmd/kubectl-eval
 
 .PHONY: run
 run: manifests generate ## Run the manager against the current kubeconfig (standalone mode unless ARGS sets --api-url).

@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/manifests"
+)
+
+// Environment variables import reads when the flags are not given.
+const (
+	envAPIURL = "EVAL_API_URL"
+	envAPIKey = "EVAL_API_KEY" //nolint:gosec // the variable's name, not a key
+)
+
+type importOptions struct {
+	kube      *kubeFlags
+	getenv    func(string) string
+	projectID string
+	secret    string
+	apiURL    string
+	keyFile   string
+	output    string
+}
+
+func newImportCommand(kube *kubeFlags, getenv func(string) string) *cobra.Command {
+	o := &importOptions{kube: kube, getenv: getenv}
+	cmd := &cobra.Command{
+		Use:   "import --project-id ID [--namespace NS] [--secret NAME] [-o DIR|-]",
+		Short: "Write the service's Metrics of a project as Metric manifests that adopt them",
+		Long: `Lists the Metrics of a project in the Evaluation Service and writes one Metric
+manifest per remote Metric, with its metric-id annotation: applying them adopts the
+remote Metrics instead of creating new ones, and their specs ask for exactly what the
+service holds, so nothing changes upstream.
+
+The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by --secret
+(data key apiKey) in the cluster of the kubeconfig. It is never printed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.projectID, "project-id", "", "the project whose Metrics to import (required)")
+	f.StringVar(&o.secret, "secret", "", "the Secret holding the API key: set as apiKeySecretRef, and read for the key when no other is given")
+	f.StringVar(&o.apiURL, "api-url", "", "the service's base URL, ending in /api/v2 (default $"+envAPIURL+")")
+	f.StringVar(&o.keyFile, "key-file", "", "a file holding the ak_ API key (default $"+envAPIKey+")")
+	f.StringVarP(&o.output, "output", "o", "-", "a directory to write one file per Metric into, or - for one stream on stdout")
+	_ = cmd.MarkFlagRequired("project-id")
+	return cmd
+}
+
+func (o *importOptions) run(cmd *cobra.Command) error {
+	ctx := cmd.Context()
+	apiURL := o.apiURL
+	if apiURL == "" {
+		apiURL = o.getenv(envAPIURL)
+	}
+	if apiURL == "" {
+		return fmt.Errorf("no service: give --api-url or set $%s", envAPIURL)
+	}
+	key, err := o.key(ctx)
+	if err != nil {
+		return err
+	}
+	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: apiURL, UserAgent: "kubectl-eval"})
+	if err != nil {
+		return fmt.Errorf("--api-url: %w", err)
+	}
+	remote, err := manifests.ListAll(ctx, svc, key, o.projectID)
+	if err != nil {
+		return err
+	}
+	ms, err := manifests.Imported(remote, manifests.ImportOptions{
+		ProjectID: o.projectID,
+		// Only an explicit -n goes into the manifests: without it, whoever
+		// applies them chooses.
+		Namespace: o.kube.namespace,
+		Secret:    o.secret,
+	})
+	if err != nil {
+		return err
+	}
+	manifests.SortByName(ms)
+	if o.output == "-" {
+		return manifests.WriteStream(cmd.OutOrStdout(), ms)
+	}
+	paths, err := manifests.WriteDir(o.output, ms)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d Metric manifests to %s\n", len(paths), o.output)
+	return nil
+}
+
+// key is the API key: --key-file, else $EVAL_API_KEY, else the --secret
+// Secret in the cluster. No message names its value.
+func (o *importOptions) key(ctx context.Context) (evalapi.APIKey, error) {
+	var (
+		raw    string
+		source string
+	)
+	switch {
+	case o.keyFile != "":
+		data, err := os.ReadFile(o.keyFile)
+		if err != nil {
+			return "", fmt.Errorf("reading the API key: %w", err)
+		}
+		raw, source = string(data), o.keyFile
+	case o.getenv(envAPIKey) != "":
+		raw, source = o.getenv(envAPIKey), "$"+envAPIKey
+	case o.secret != "":
+		var err error
+		if raw, source, err = o.secretKey(ctx); err != nil {
+			return "", err
+		}
+	default:
+		return "", errors.New("no API key: give --key-file, set $" + envAPIKey + " or name the key's Secret with --secret")
+	}
+	key := evalapi.APIKey(strings.TrimSpace(raw))
+	if !key.Valid() {
+		return "", fmt.Errorf("the API key in %s is not an %s key", source, evalapi.KeyPrefix)
+	}
+	return key, nil
+}
+
+func (o *importOptions) secretKey(ctx context.Context) (string, string, error) {
+	c, ns, err := o.kube.client()
+	if err != nil {
+		return "", "", err
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.secret}, &s); err != nil {
+		return "", "", fmt.Errorf("reading the API key from Secret %s/%s: %w", ns, o.secret, err)
+	}
+	source := fmt.Sprintf("Secret %s/%s key %s", ns, o.secret, v1alpha1.DefaultAPIKeySecretKey)
+	data, ok := s.Data[v1alpha1.DefaultAPIKeySecretKey]
+	if !ok {
+		return "", "", fmt.Errorf("%s does not exist", source)
+	}
+	return string(data), source, nil
+}

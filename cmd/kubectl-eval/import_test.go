@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/test/framework"
+)
+
+// createRemote creates n Metrics of every variant in project upstream.
+func createRemote(ctx SpecContext, upstream *evalapitest.Server, project string, n int) {
+	GinkgoHelper()
+	c, err := evalapi.NewClient(evalapi.Options{BaseURL: upstream.URL()})
+	Expect(err).NotTo(HaveOccurred())
+	for i := range n {
+		spec := framework.NewMetric("", fmt.Sprintf("Metric %d", i), i).Spec
+		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, evalapi.RequestFor(&spec))
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// decodeMetrics reads a multi-document YAML stream of Metrics.
+func decodeMetrics(r io.Reader) []v1alpha1.Metric {
+	GinkgoHelper()
+	dec := yaml.NewYAMLReader(bufio.NewReader(r))
+	var out []v1alpha1.Metric
+	for {
+		doc, err := dec.Read()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		Expect(err).NotTo(HaveOccurred())
+		var m v1alpha1.Metric
+		Expect(yaml.UnmarshalStrict(doc, &m)).To(Succeed())
+		out = append(out, m)
+	}
+}
+
+var _ = Describe("import", func() {
+	var upstream *evalapitest.Server
+	BeforeEach(func() {
+		upstream = evalapitest.New()
+		DeferCleanup(upstream.Close)
+	})
+
+	It("writes every page's Metrics as manifests the API server accepts", func(ctx SpecContext) {
+		createRemote(ctx, upstream, "proj-a", 120)
+		ns, err := framework.NewNamespace(ctx, k8s, "import-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+
+		// The key comes from the Secret in the cluster, and is never printed.
+		stdout, stderr, err := run(ctx, nil, "import", "--project-id", "proj-a", "-n", ns,
+			"--secret", framework.KeySecretName, "--api-url", upstream.URL())
+
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		Expect(stdout + stderr).NotTo(ContainSubstring(evalapitest.DefaultKey))
+		Expect(upstream.Calls(evalapitest.OpListMetrics)).To(Equal(2))
+		ms := decodeMetrics(strings.NewReader(stdout))
+		Expect(ms).To(HaveLen(120))
+		ids := map[string]bool{}
+		for i := range ms {
+			Expect(k8s.Create(ctx, &ms[i])).To(Succeed(), "Metric %s", ms[i].Name)
+			ids[ms[i].Annotations[v1alpha1.MetricIDAnnotation]] = true
+		}
+		Expect(ids).To(HaveLen(120))
+		for _, r := range upstream.Metrics() {
+			Expect(ids).To(HaveKey(r.Metric.ID))
+		}
+		Expect(upstream.Creates()).To(Equal(120), "importing created nothing")
+	})
+
+	It("writes one file per Metric with -o DIR, the key read from a file", func(ctx SpecContext) {
+		createRemote(ctx, upstream, "proj-a", 3)
+		dir := GinkgoT().TempDir()
+		keyFile := filepath.Join(dir, "key")
+		Expect(os.WriteFile(keyFile, []byte(evalapitest.DefaultKey+"\n"), 0o600)).To(Succeed())
+		out := filepath.Join(dir, "metrics")
+
+		_, stderr, err := run(ctx, nil, "import", "--project-id", "proj-a", "--api-url", upstream.URL(),
+			"--key-file", keyFile, "-o", out)
+
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		files, err := filepath.Glob(filepath.Join(out, "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).To(ConsistOf(filepath.Join(out, "metric-0.yaml"), filepath.Join(out, "metric-1.yaml"), filepath.Join(out, "metric-2.yaml")))
+	})
+
+	It("fails on a refused key without printing it", func(ctx SpecContext) {
+		const wrong = "ak_refused_key_value"
+
+		stdout, stderr, err := run(ctx, map[string]string{envAPIKey: wrong, envAPIURL: upstream.URL()},
+			"import", "--project-id", "proj-a")
+
+		Expect(err).To(HaveOccurred())
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindUnauthorized))
+		Expect(stdout + stderr + err.Error()).NotTo(ContainSubstring(wrong))
+	})
+
+	It("does not send a key that is not an ak_ key", func(ctx SpecContext) {
+		_, _, err := run(ctx, map[string]string{envAPIKey: "sk_secret"}, "import", "--project-id", "p", "--api-url", upstream.URL())
+
+		Expect(err).To(MatchError(ContainSubstring("not an ak_ key")))
+		Expect(err.Error()).NotTo(ContainSubstring("sk_secret"))
+		Expect(upstream.Calls(evalapitest.OpListMetrics)).To(BeZero())
+	})
+})
