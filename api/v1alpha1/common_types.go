@@ -34,6 +34,14 @@ const (
 	// then stops and waits for a person rather than risk a duplicate.
 	CreatePendingAnnotation = Prefix + "create-pending"
 
+	// PausedAnnotation set to "true" on any kind stops every upstream call
+	// and every write for that object until it is removed.
+	PausedAnnotation = Prefix + "paused"
+
+	// RetryAnnotation set to a new value lets a person retry an object
+	// stalled on Rejected, once per value, after the service was fixed.
+	RetryAnnotation = Prefix + "retry"
+
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
@@ -87,6 +95,12 @@ const (
 	// id was never recorded; a person must adopt the id or remove the
 	// create-pending annotation.
 	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
+	// ReasonPaused: the paused annotation is set; the operator neither calls
+	// the service nor writes the object until it is removed.
+	ReasonPaused = "Paused"
+	// ReasonAlreadyDeleted: the service answered that the thing to delete
+	// does not exist (404 NOT_FOUND): the deletion is complete.
+	ReasonAlreadyDeleted = "AlreadyDeleted"
 )
 
 // SecretKeySelector names a key of a Secret in the object's own namespace.
@@ -134,6 +148,12 @@ type DeletionStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// observedRetry is the last value of the retry annotation the operator
+	// acted on; the same value again does nothing.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ObservedRetry string `json:"observedRetry,omitempty"`
 
 	// conditions are Ready, Reconciling and Stalled.
 	// +optional

@@ -54,6 +54,9 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(m)
+	if o, held := holdIfPaused(m); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
 	o, res, err := r.sync(ctx, m)
 	return p.Finish(ctx, o, res, err)
 }
@@ -75,9 +78,9 @@ func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcom
 				"in project %s and set annotation %s to its id, or remove annotation %s to create it again",
 			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
 	}
-	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
+	if o, held := stillRejected(m); held {
 		// The service refused this very spec; it would refuse it again.
-		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
+		return o, ctrl.Result{}, nil
 	}
 
 	key, err := r.creds.apiKey(ctx, m)
