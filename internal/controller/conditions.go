@@ -36,8 +36,8 @@ const (
 	phaseReady
 	// phaseStalled: the operator cannot go on until a person acts.
 	phaseStalled
-	// phasePaused: a person paused the object; the operator does nothing.
-	// Neither in progress nor stalled, so kstatus reads it Current.
+	// phasePaused: a person paused the object before it reached its goal;
+	// the operator does nothing. Neither in progress nor stalled.
 	phasePaused
 )
 

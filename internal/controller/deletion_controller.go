@@ -47,16 +47,17 @@ func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	if o, held := holdIfPaused(d); held {
 		return p.Finish(ctx, o, ctrl.Result{}, nil)
 	}
-	o, res, err := r.sync(ctx, d)
+	o, res, err := r.sync(ctx, d, p)
 	return p.Finish(ctx, o, res, err)
 }
 
-func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion) (outcome, ctrl.Result, error) {
+func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion,
+	p *statusPatcher) (outcome, ctrl.Result, error) {
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status)
 	}
-	if o, held := stillRejected(d); held {
-		return o, ctrl.Result{}, nil
+	if o, held, err := stillRejected(ctx, p, d, v1alpha1.ReasonDeleting); held {
+		return o, ctrl.Result{}, err
 	}
 	key, err := r.creds.apiKey(ctx, d)
 	if err != nil {
@@ -107,8 +108,8 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status.DeletionStatus)
 	}
-	if o, held := stillRejected(d); held {
-		return o, ctrl.Result{}, nil
+	if o, held, err := stillRejected(ctx, p, d, v1alpha1.ReasonDeleting); held {
+		return o, ctrl.Result{}, err
 	}
 	key, err := r.creds.apiKey(ctx, d)
 	if err != nil {

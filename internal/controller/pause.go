@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -39,13 +40,13 @@ const beforePause = "BeforePause"
 // pausable are the condition types a pause replaces, and its end restores.
 var pausable = []string{v1alpha1.ConditionReady, v1alpha1.ConditionReconciling, v1alpha1.ConditionStalled}
 
-// holdIfPaused is the pause step of every kind. A paused object gets the
-// outcome Paused, and the caller stops there: the first reconcile records
-// it, later ones find nothing to change, so nothing is called or written.
-// The conditions the pause replaces are kept under "<type>BeforePause" and
-// put back once the annotation is gone, so the object resumes where it
-// stood: a Ready Metric stays Ready with its reason and no call, a Rejected
-// one stays stalled.
+// holdIfPaused is the pause step of every kind. A paused object gets an
+// outcome with reason Paused, and the caller stops there: the first
+// reconcile records it, later ones find nothing to change, so nothing is
+// called or written. The conditions the pause replaces are kept under
+// "<type>BeforePause" and put back once the annotation is gone, so the
+// object resumes where it stood: a Ready Metric stays Ready with its reason
+// and no call, a Rejected one stays stalled.
 func holdIfPaused(obj v1alpha1.Object) (outcome, bool) {
 	conds := obj.GetConditions()
 	if obj.GetAnnotations()[v1alpha1.PausedAnnotation] != "true" {
@@ -57,7 +58,22 @@ func holdIfPaused(obj v1alpha1.Object) (outcome, bool) {
 			return t + beforePause, slices.Contains(pausable, t)
 		})
 	}
-	return outcome{phasePaused, v1alpha1.ReasonPaused, pausedMessage}, true
+	return pausedOutcome(*conds, obj.GetGeneration()), true
+}
+
+// pausedOutcome keeps Ready True while paused when the goal of the current
+// spec was reached before the pause (the remote Metric exists, the deletion
+// completed), and False otherwise. kstatus has no paused state and reads any
+// Ready False as in progress, so a paused object that reached its goal must
+// stay True for Flux and kubectl wait to call it Current; Argo CD shows every
+// paused object Suspended.
+func pausedOutcome(conds []metav1.Condition, generation int64) outcome {
+	o := outcome{phasePaused, v1alpha1.ReasonPaused, pausedMessage}
+	before := meta.FindStatusCondition(conds, v1alpha1.ConditionReady+beforePause)
+	if before != nil && before.Status == metav1.ConditionTrue && before.ObservedGeneration == generation {
+		o.phase = phaseReady
+	}
+	return o
 }
 
 // resume puts back the conditions a pause replaced, if the object was paused.
@@ -91,24 +107,29 @@ const retryMaxLength = 253
 
 // stillRejected holds an object the service rejected at its current
 // generation, so the refused request is not sent again, unless a person set
-// the retry annotation to a value not acted on yet: that value is recorded in
-// status.observedRetry and the object goes on, once.
-func stillRejected(obj v1alpha1.Object) (outcome, bool) {
+// the retry annotation to a value not acted on yet. That value is then
+// recorded in status.observedRetry, with Ready reason retrying, before the
+// request is sent again, once: the writes that request makes answer with
+// the stored status, which must already hold it.
+func stillRejected(ctx context.Context, p *statusPatcher, obj v1alpha1.Object, retrying string) (outcome, bool, error) {
 	c := stalledOn(*obj.GetConditions(), v1alpha1.ReasonRejected, obj.GetGeneration())
 	if c == nil {
-		return outcome{}, false
+		return outcome{}, false, nil
 	}
-	if v, ok := obj.GetAnnotations()[v1alpha1.RetryAnnotation]; ok {
-		// Longer values are compared, and recorded, by their first characters.
-		if r := []rune(v); len(r) > retryMaxLength {
-			v = string(r[:retryMaxLength])
-		}
-		if v != obj.GetObservedRetry() {
-			obj.SetObservedRetry(v)
-			return outcome{}, false
-		}
+	v, ok := obj.GetAnnotations()[v1alpha1.RetryAnnotation]
+	// Longer values are compared, and recorded, by their first characters.
+	if r := []rune(v); len(r) > retryMaxLength {
+		v = string(r[:retryMaxLength])
 	}
-	return stalled(c.Reason, c.Message), true
+	if !ok || v == obj.GetObservedRetry() {
+		return stalled(c.Reason, c.Message), true, nil
+	}
+	obj.SetObservedRetry(v)
+	o := progressing(retrying, "retrying the rejected request, as annotation "+v1alpha1.RetryAnnotation+" asks")
+	if err := p.Checkpoint(ctx, o); err != nil {
+		return o, true, err
+	}
+	return outcome{}, false, nil
 }
 
 // personControlled lets through the edits of the paused and retry
