@@ -32,6 +32,8 @@ type Object interface {
 	GetAPIKeySecretRef() *SecretKeySelector
 	GetConditions() *[]metav1.Condition
 	SetObservedGeneration(int64)
+	GetObservedRetry() string
+	SetObservedRetry(string)
 }
 
 var (
@@ -66,6 +68,24 @@ func (d *TestsetDeletion) SetObservedGeneration(g int64) { d.Status.ObservedGene
 
 // SetObservedGeneration records the generation the TestcaseDeletion's status describes.
 func (d *TestcaseDeletion) SetObservedGeneration(g int64) { d.Status.ObservedGeneration = g }
+
+// GetObservedRetry returns the retry annotation value the Metric's status last acted on.
+func (m *Metric) GetObservedRetry() string { return m.Status.ObservedRetry }
+
+// GetObservedRetry returns the retry annotation value the TestsetDeletion's status last acted on.
+func (d *TestsetDeletion) GetObservedRetry() string { return d.Status.ObservedRetry }
+
+// GetObservedRetry returns the retry annotation value the TestcaseDeletion's status last acted on.
+func (d *TestcaseDeletion) GetObservedRetry() string { return d.Status.ObservedRetry }
+
+// SetObservedRetry records the retry annotation value acted on for the Metric.
+func (m *Metric) SetObservedRetry(v string) { m.Status.ObservedRetry = v }
+
+// SetObservedRetry records the retry annotation value acted on for the TestsetDeletion.
+func (d *TestsetDeletion) SetObservedRetry(v string) { d.Status.ObservedRetry = v }
+
+// SetObservedRetry records the retry annotation value acted on for the TestcaseDeletion.
+func (d *TestcaseDeletion) SetObservedRetry(v string) { d.Status.ObservedRetry = v }
 
 // Finished reports whether the deletion completed; a finished one is never sent again.
 func (s *DeletionStatus) Finished() bool {

@@ -39,6 +39,14 @@ const (
 	// create-pending mark, or when an id is recorded without it.
 	MetricFinalizer = "evaluation.eval-operator.dev/delete-remote"
 
+	// PausedAnnotation set to "true" on any kind stops every upstream call
+	// and every write for that object until it is removed.
+	PausedAnnotation = Prefix + "paused"
+
+	// RetryAnnotation set to a new value lets a person retry an object
+	// stalled on Rejected, once per value, after the service was fixed.
+	RetryAnnotation = Prefix + "retry"
+
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
@@ -92,6 +100,9 @@ const (
 	// id was never recorded; a person must adopt the id or remove the
 	// create-pending annotation.
 	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
+	// ReasonPaused: the paused annotation is set; the operator neither calls
+	// the service nor writes the object until it is removed.
+	ReasonPaused = "Paused"
 	// ReasonAlreadyDeleted: the service answered 404 NOT_FOUND to a deletion:
 	// the thing was already gone, so the deletion is complete.
 	ReasonAlreadyDeleted = "AlreadyDeleted"
@@ -153,6 +164,12 @@ type DeletionStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// observedRetry is the last value of the retry annotation the operator
+	// acted on; the same value again does nothing.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ObservedRetry string `json:"observedRetry,omitempty"`
 
 	// conditions are Ready, Reconciling and Stalled.
 	// +optional

@@ -186,6 +186,12 @@ type MetricStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// observedRetry is the last value of the retry annotation the operator
+	// acted on; the same value again does nothing.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ObservedRetry string `json:"observedRetry,omitempty"`
+
 	// conditions are Ready, Reconciling and Stalled; Ready's reason always
 	// says why it has its status.
 	// +optional

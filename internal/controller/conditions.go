@@ -36,6 +36,9 @@ const (
 	phaseReady
 	// phaseStalled: the operator cannot go on until a person acts.
 	phaseStalled
+	// phasePaused: a person paused the object before it reached its goal;
+	// the operator does nothing. Neither in progress nor stalled.
+	phasePaused
 )
 
 func (p phase) String() string {
@@ -46,6 +49,8 @@ func (p phase) String() string {
 		return "Ready"
 	case phaseStalled:
 		return "Stalled"
+	case phasePaused:
+		return "Paused"
 	default:
 		return fmt.Sprintf("phase(%d)", int(p))
 	}
@@ -102,6 +107,7 @@ func changesState(conds []metav1.Condition, o outcome) bool {
 func eventType(o outcome) string {
 	switch {
 	case o.phase == phaseReady,
+		o.phase == phasePaused,
 		o.reason == v1alpha1.ReasonCreating,
 		o.reason == v1alpha1.ReasonDeleting:
 		return corev1.EventTypeNormal

@@ -44,13 +44,20 @@ func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(d)
-	o, res, err := r.sync(ctx, d)
+	if o, held := holdIfPaused(d); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
+	o, res, err := r.sync(ctx, d, p)
 	return p.Finish(ctx, o, res, err)
 }
 
-func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion) (outcome, ctrl.Result, error) {
+func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion,
+	p *statusPatcher) (outcome, ctrl.Result, error) {
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status)
+	}
+	if o, held, err := stillRejected(ctx, p, d, v1alpha1.ReasonDeleting); held {
+		return o, ctrl.Result{}, err
 	}
 	key, err := r.creds.apiKey(ctx, d)
 	if err != nil {
@@ -58,13 +65,17 @@ func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testse
 	}
 	d.Status.Attempts++
 	resp, err := r.service.DeleteTestset(ctx, key, string(d.Spec.TestsetID))
-	if err != nil {
-		return upstreamFailure(err)
-	}
-	if !resp.Success {
+	switch {
+	case alreadyGone(err):
+		return r.complete(&d.Status, d.Spec.TTLSecondsAfterFinished, ready(v1alpha1.ReasonAlreadyDeleted,
+			"testset "+string(d.Spec.TestsetID)+" was already gone (404)"))
+	case err != nil:
+		return deletionFailure(err)
+	case !resp.Success:
 		return r.notSucceeded(&d.Status)
 	}
-	return r.complete(&d.Status, d.Spec.TTLSecondsAfterFinished, "deleted testset "+string(d.Spec.TestsetID))
+	return r.complete(&d.Status, d.Spec.TTLSecondsAfterFinished,
+		ready(v1alpha1.ReasonCompleted, "deleted testset "+string(d.Spec.TestsetID)))
 }
 
 // TestcaseDeletionReconciler deletes testcases in batches, recording progress
@@ -81,16 +92,24 @@ func (r *TestcaseDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(d)
+	if o, held := holdIfPaused(d); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
 	o, res, err := r.sync(ctx, d, p)
 	return p.Finish(ctx, o, res, err)
 }
 
 // sync sends the remaining batches. Each confirmed batch but the last is
-// checkpointed through p; the last is recorded when Reconcile finishes.
+// checkpointed through p; the last is recorded when Reconcile finishes. A
+// batch the service answers 404 NOT_FOUND is already gone, and counts as
+// deleted.
 func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestcaseDeletion,
 	p *statusPatcher) (outcome, ctrl.Result, error) {
 	if d.Status.Finished() {
 		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status.DeletionStatus)
+	}
+	if o, held, err := stillRejected(ctx, p, d, v1alpha1.ReasonDeleting); held {
+		return o, ctrl.Result{}, err
 	}
 	key, err := r.creds.apiKey(ctx, d)
 	if err != nil {
@@ -98,6 +117,7 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 	}
 	ids := d.Spec.TestcaseIDs
 	total := int32(len(ids)) //nolint:gosec // at most 10000, bounded by the CRD.
+	var gone int32
 	for d.Status.Deleted < total {
 		if d.Status.Deleted > 0 {
 			progress := progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
@@ -108,21 +128,38 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 		end := min(d.Status.Deleted+int32(r.batchSize), total) //nolint:gosec // flag-bounded batch size.
 		d.Status.Attempts++
 		resp, err := r.service.BulkDeleteTestcases(ctx, key, evalapi.IDStrings(ids[d.Status.Deleted:end]))
-		if err != nil {
-			return upstreamFailure(err)
-		}
-		if !resp.Success {
+		switch {
+		case alreadyGone(err):
+			gone += end - d.Status.Deleted
+		case err != nil:
+			return deletionFailure(err)
+		case !resp.Success:
 			return r.notSucceeded(&d.Status.DeletionStatus)
 		}
 		d.Status.Deleted = end
 	}
-	return r.complete(&d.Status.DeletionStatus, d.Spec.TTLSecondsAfterFinished,
-		fmt.Sprintf("deleted %d testcases", total))
+	return r.complete(&d.Status.DeletionStatus, d.Spec.TTLSecondsAfterFinished, bulkDone(total, gone))
 }
 
-// expire garbage-collects a finished deletion once its TTL has passed.
+// bulkDone is the outcome of a bulk deletion of total testcases, gone of
+// which this reconcile found already gone.
+func bulkDone(total, gone int32) outcome {
+	switch gone {
+	case 0:
+		return ready(v1alpha1.ReasonCompleted, fmt.Sprintf("deleted %d testcases", total))
+	case total:
+		return ready(v1alpha1.ReasonAlreadyDeleted, fmt.Sprintf("the %d testcases were already gone (404)", total))
+	}
+	return ready(v1alpha1.ReasonCompleted, fmt.Sprintf("deleted %d testcases, %d of them already gone (404)", total, gone))
+}
+
+// expire garbage-collects a finished deletion once its TTL has passed. Until
+// then it keeps the outcome the deletion finished with.
 func (b *base) expire(ctx context.Context, obj client.Object, ttl *int32, st *v1alpha1.DeletionStatus) (outcome, ctrl.Result, error) {
-	done := ready(v1alpha1.ReasonCompleted, "the deletion completed")
+	done, ok := readyOutcome(st.Conditions)
+	if !ok {
+		done = ready(v1alpha1.ReasonCompleted, "the deletion completed")
+	}
 	if ttl == nil {
 		return done, ctrl.Result{}, nil
 	}
@@ -137,8 +174,8 @@ func (b *base) expire(ctx context.Context, obj client.Object, ttl *int32, st *v1
 	return done, ctrl.Result{}, nil
 }
 
-// complete marks a deletion finished; it is never sent again.
-func (b *base) complete(st *v1alpha1.DeletionStatus, ttl *int32, message string) (outcome, ctrl.Result, error) {
+// complete marks a deletion finished with outcome done; it is never sent again.
+func (b *base) complete(st *v1alpha1.DeletionStatus, ttl *int32, done outcome) (outcome, ctrl.Result, error) {
 	success := true
 	now := metav1.NewTime(b.clock.Now())
 	st.Success = &success
@@ -147,7 +184,7 @@ func (b *base) complete(st *v1alpha1.DeletionStatus, ttl *int32, message string)
 	if ttl != nil {
 		res.RequeueAfter = time.Duration(*ttl) * time.Second
 	}
-	return ready(v1alpha1.ReasonCompleted, message), res, nil
+	return done, res, nil
 }
 
 // notSucceeded handles an answer of {"success": false}: the service did not

@@ -55,18 +55,21 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(m)
+	if o, held := holdIfPaused(m); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
 	if !m.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, m, p)
 	}
 	if err := r.syncFinalizer(ctx, m); err != nil {
 		return ctrl.Result{}, err
 	}
-	o, res, err := r.sync(ctx, m)
+	o, res, err := r.sync(ctx, m, p)
 	return p.Finish(ctx, o, res, err)
 }
 
 // sync works out the Metric's state and takes the one step it calls for.
-func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric, p *statusPatcher) (outcome, ctrl.Result, error) {
 	_, pending := m.Annotations[v1alpha1.CreatePendingAnnotation]
 	id := m.Annotations[v1alpha1.MetricIDAnnotation]
 	if id == "" && pending && m.Status.ID != "" {
@@ -82,9 +85,9 @@ func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcom
 				"in project %s and set annotation %s to its id, or remove annotation %s to create it again",
 			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
 	}
-	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
+	if o, held, err := stillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.
-		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
+		return o, ctrl.Result{}, err
 	}
 
 	key, err := r.creds.apiKey(ctx, m)

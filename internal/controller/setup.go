@@ -119,12 +119,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// not re-trigger, or a failing object would loop.
 		preds predicate.Predicate
 	}{
-		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b}, metricChanged},
+		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b},
+			predicate.Or(metricChanged, personControlled)},
 		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, &TestsetDeletionReconciler{base: b},
-			predicate.GenerationChangedPredicate{}},
+			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
 		{&v1alpha1.TestcaseDeletion{}, &v1alpha1.TestcaseDeletionList{},
 			&TestcaseDeletionReconciler{base: b, batchSize: opts.BulkDeleteBatchSize},
-			predicate.GenerationChangedPredicate{}},
+			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
 	}
 	ctx := context.Background()
 	for _, k := range kinds {

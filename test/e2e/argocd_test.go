@@ -86,6 +86,21 @@ var _ = Describe("Argo CD health checks", func() {
 		expect(pendingTestset, "healthy", argocd.Healthy, "Completed: deleted testset")
 		expect(pendingTestcases, "healthy", argocd.Healthy, "Completed: deleted 2 testcases")
 
+		// Paused: the Ready Metric stays Ready, the deletions created paused
+		// wait; Argo CD shows each Suspended.
+		pausedMetric := pending.DeepCopy()
+		pausedMetric.Annotations = map[string]string{v1alpha1.PausedAnnotation: "true"}
+		Expect(k8s.Patch(ctx, pausedMetric, client.MergeFrom(pending))).To(Succeed())
+		expect(pausedMetric, "suspended-paused", argocd.Suspended, "Paused: paused by annotation")
+		for _, obj := range []client.Object{
+			testsetDeletion(ns, "paused", "good-key"),
+			testcaseDeletion(ns, "paused", "good-key"),
+		} {
+			obj.SetAnnotations(map[string]string{v1alpha1.PausedAnnotation: "true"})
+			Expect(k8s.Create(ctx, obj)).To(Succeed())
+			expect(obj, "suspended-paused", argocd.Suspended, "Paused: paused by annotation")
+		}
+
 		for _, obj := range []client.Object{
 			metric(ns, "no-secret", "missing"),
 			testsetDeletion(ns, "no-secret", "missing"),

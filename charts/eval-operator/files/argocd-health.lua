@@ -1,7 +1,7 @@
 -- Argo CD health of eval-operator's kinds (Metric, TestsetDeletion,
 -- TestcaseDeletion), read from the conditions the operator writes:
+--   Suspended    the object is paused (Ready reason Paused, True or False)
 --   Healthy      Ready is True for the current generation
---   Suspended    the object is paused (Ready reason Paused)
 --   Degraded     Stalled is True: the operator needs a person (the message says what)
 --   Progressing  anything else: new, waiting for the operator, or retrying by itself
 -- `make manifests` copies this file to each kind's resource_customizations
@@ -40,11 +40,11 @@ end
 if stalled ~= nil and stalled.status == "True" then
   hs.status = "Degraded"
   hs.message = describe(stalled)
-elseif ready.status == "True" then
-  hs.status = "Healthy"
-  hs.message = describe(ready)
 elseif ready.reason == "Paused" then
   hs.status = "Suspended"
+  hs.message = describe(ready)
+elseif ready.status == "True" then
+  hs.status = "Healthy"
   hs.message = describe(ready)
 else
   hs.message = describe(ready)

@@ -72,7 +72,8 @@ func Status429(retryAfter string) Fault {
 }
 
 // Status answers code with an ApiError, committing nothing (e.g. 400 for a
-// rejection the CRD cannot foresee, 503 for an outage).
+// rejection the CRD cannot foresee, 404 NOT_FOUND for a thing already gone,
+// 503 for an outage).
 func Status(code int) Fault {
 	return Fault{kind: faultStatus, status: code}
 }

@@ -741,6 +741,8 @@ func statusReply(status int) reply {
 		return errorReply(status, evalapi.CodeRateLimited, "Too many requests", nil)
 	case http.StatusBadRequest:
 		return errorReply(status, evalapi.CodeValidation, "The request was rejected", map[string]any{"errors": []any{}})
+	case http.StatusNotFound:
+		return errorReply(status, evalapi.CodeNotFound, "Not found", nil)
 	default:
 		return errorReply(status, evalapi.CodeInternal, "Internal server error", nil)
 	}
