@@ -34,6 +34,12 @@ const (
 	// then stops and waits for a person rather than risk a duplicate.
 	CreatePendingAnnotation = Prefix + "create-pending"
 
+	// RecreateAnnotation lets a person allow one new create of a Metric whose
+	// remote Metric is gone (Stalled, reason RemoteNotFound). Its value must
+	// be the missing id; any other value is ignored, so an annotation left
+	// behind never causes a second create.
+	RecreateAnnotation = Prefix + "recreate"
+
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
@@ -83,10 +89,24 @@ const (
 	ReasonUpstreamUnavailable = "UpstreamUnavailable"
 	// ReasonRejected: the service answered 4xx to the request; the spec must change.
 	ReasonRejected = "Rejected"
+	// ReasonUpdated: a new generation of the spec was sent to the service as
+	// one update and the service's answer recorded.
+	ReasonUpdated = "Updated"
+	// ReasonRemoteNotFound: the service has no Metric under the recorded id
+	// (404). The operator never creates it again by itself; annotation
+	// recreate set to that id allows one new create.
+	ReasonRemoteNotFound = "RemoteNotFound"
 	// ReasonCreateOutcomeUnknown: a create may have reached the service but its
 	// id was never recorded; a person must adopt the id or remove the
 	// create-pending annotation.
 	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
+)
+
+// Event reasons that are not condition reasons.
+const (
+	// EventDriftCorrected: a drift check found the remote Metric changed
+	// outside the cluster, and an update restored the spec.
+	EventDriftCorrected = "DriftCorrected"
 )
 
 // SecretKeySelector names a key of a Secret in the object's own namespace.
