@@ -63,12 +63,12 @@ func editSpec(m *v1alpha1.Metric, edit func(*v1alpha1.MetricSpec)) {
 	Expect(k8s.Update(rootCtx, m)).To(Succeed())
 }
 
-// readyAtGeneration waits until m is Ready for reason at its current generation.
-func readyAtGeneration(m *v1alpha1.Metric, reason string) {
+// updatedAtGeneration waits until m is Ready, Updated, at its current generation.
+func updatedAtGeneration(m *v1alpha1.Metric) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		c := readyCondition(m)(g)
-		g.Expect(c).To(haveReason(metav1.ConditionTrue, reason))
+		g.Expect(c).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpdated))
 		g.Expect(c.ObservedGeneration).To(Equal(m.Generation))
 	}).Should(Succeed())
 }
@@ -128,7 +128,7 @@ var _ = Describe("Metric updates", func() {
 			s.Name = "renamed"
 			s.Description, s.Guidelines, s.PassingThreshold = nil, nil, nil
 		})
-		readyAtGeneration(m, v1alpha1.ReasonUpdated)
+		updatedAtGeneration(m)
 		Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
 		Expect(up.Calls(evalapitest.OpGetMetric)).To(BeZero())
 		Expect(up.Creates()).To(Equal(1))
@@ -149,7 +149,7 @@ var _ = Describe("Metric updates", func() {
 			s.EvalType, s.OutputType = v1alpha1.EvalTypeAI, v1alpha1.OutputTypeFloat
 			s.PromptTemplate = ptr.To("Rate {{outputs.response}}")
 		})
-		readyAtGeneration(m, v1alpha1.ReasonUpdated)
+		updatedAtGeneration(m)
 		remote := remoteOf(up, id)
 		Expect(remote.EvalType).To(Equal(evalapi.EvalTypeAI))
 		Expect(remote).To(Equal(desiredRemote(id, m)))
@@ -191,7 +191,7 @@ var _ = Describe("Metric updates", func() {
 			Expect(meta.IsStatusConditionTrue(m.Status.Conditions, v1alpha1.ConditionStalled)).To(Equal(stalls))
 			if !stalls {
 				// Retried with backoff: the update is idempotent, even when its outcome is unknown.
-				readyAtGeneration(m, v1alpha1.ReasonUpdated)
+				updatedAtGeneration(m)
 				Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(2))
 			}
 			Expect(up.Creates()).To(Equal(1))
@@ -214,7 +214,7 @@ var _ = Describe("Metric updates", func() {
 		Consistently(func() int { return up.Calls(evalapitest.OpUpdateMetric) }, 2*time.Second).Should(Equal(1))
 
 		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To("accepted") })
-		readyAtGeneration(m, v1alpha1.ReasonUpdated)
+		updatedAtGeneration(m)
 		Expect(remoteOf(up, m.Status.ID).Guidelines).To(Equal("accepted"))
 	})
 
@@ -237,7 +237,7 @@ var _ = Describe("Metric updates", func() {
 		id := readyMetric(m, v1alpha1.ReasonCreated)
 
 		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Temperature, s.PassingThreshold = ptr.To(1.5), nil })
-		readyAtGeneration(m, v1alpha1.ReasonUpdated)
+		updatedAtGeneration(m)
 		expectStatusOf(m, desiredRemote(id, m))
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultIntPassingThreshold)))
 	})
