@@ -57,6 +57,7 @@ type config struct {
 	apiTimeout              time.Duration
 	bulkDeleteBatchSize     int
 	maxConcurrentReconciles int
+	driftInterval           time.Duration
 
 	serveAPI        string
 	restSyncTimeout time.Duration
@@ -102,6 +103,8 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.DurationVar(&c.apiTimeout, "api-timeout", 10*time.Second, "Timeout of each request to the Evaluation Service.")
 	fs.IntVar(&c.bulkDeleteBatchSize, "bulk-delete-batch-size", 100, "Testcase ids per bulk-delete request (1 to 10000).")
 	fs.IntVar(&c.maxConcurrentReconciles, "max-concurrent-reconciles", 8, "Objects of each kind reconciled in parallel.")
+	fs.DurationVar(&c.driftInterval, "drift-interval", 10*time.Minute,
+		"Time between two reads of a Ready Metric's remote copy, which restore the spec if it was changed outside the cluster; 0 turns drift checks off.")
 	fs.StringVar(&c.serveAPI, "serve-api", "",
 		"Address of the built-in REST server serving the Evaluation Service API from the cluster, e.g. :8082. Empty disables it.")
 	fs.DurationVar(&c.restSyncTimeout, "rest-sync-timeout", 10*time.Second,
@@ -169,6 +172,9 @@ func (c *config) validate() error {
 	}
 	if c.maxConcurrentReconciles < 1 {
 		errs = append(errs, fmt.Errorf("--max-concurrent-reconciles %d: must be at least 1", c.maxConcurrentReconciles))
+	}
+	if c.driftInterval < 0 {
+		errs = append(errs, fmt.Errorf("--drift-interval %s: must be 0 (off) or more", c.driftInterval))
 	}
 	if c.restSyncTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--rest-sync-timeout %s: must be greater than 0", c.restSyncTimeout))
@@ -256,6 +262,7 @@ func run(c config) error {
 		DefaultAPIKeySecret:     c.defaultAPIKeySecret,
 		BulkDeleteBatchSize:     c.bulkDeleteBatchSize,
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
+		DriftInterval:           c.driftInterval,
 	}); err != nil {
 		return err
 	}

@@ -39,22 +39,23 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatalf("defaults must be valid: %v", err)
 	}
 	if c.apiURL != "" || c.serveAPI != "" || c.bulkDeleteBatchSize != 100 || c.maxConcurrentReconciles != 8 ||
-		c.restSyncTimeout != 10*time.Second || !c.secureMetrics {
+		c.restSyncTimeout != 10*time.Second || c.driftInterval != 10*time.Minute || !c.secureMetrics {
 		t.Errorf("unexpected defaults: %+v", c)
 	}
 }
 
 func TestParseFlagsEnvironment(t *testing.T) {
 	env := map[string]string{
-		"EVAL_OPERATOR_API_URL":   "https://eval.example.com/api/v2",
-		"EVAL_OPERATOR_API_QPS":   "5",
-		"EVAL_OPERATOR_SERVE_API": ":9000",
+		"EVAL_OPERATOR_API_URL":        "https://eval.example.com/api/v2",
+		"EVAL_OPERATOR_API_QPS":        "5",
+		"EVAL_OPERATOR_SERVE_API":      ":9000",
+		"EVAL_OPERATOR_DRIFT_INTERVAL": "0",
 	}
 	c, err := parse([]string{"--serve-api=:8082"}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.apiURL != env["EVAL_OPERATOR_API_URL"] || c.apiQPS != 5 {
+	if c.apiURL != env["EVAL_OPERATOR_API_URL"] || c.apiQPS != 5 || c.driftInterval != 0 {
 		t.Errorf("environment not applied: %+v", c)
 	}
 	if c.serveAPI != ":8082" {
@@ -76,6 +77,7 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		{[]string{"--bulk-delete-batch-size=10001"}, nil, "--bulk-delete-batch-size 10001: must be from 1 to 10000"},
 		{[]string{"--max-concurrent-reconciles=0"}, nil, "--max-concurrent-reconciles 0"},
 		{[]string{"--rest-sync-timeout=-1s"}, nil, "--rest-sync-timeout"},
+		{[]string{"--drift-interval=-1m"}, nil, "--drift-interval -1m0s: must be 0 (off) or more"},
 		{[]string{"--tls-cert-file=tls.crt"}, nil, "--tls-cert-file and --tls-key-file must be given together"},
 		{nil, map[string]string{"EVAL_OPERATOR_API_QPS": "fast"}, "EVAL_OPERATOR_API_QPS"},
 		{[]string{"--no-such-flag"}, nil, "no-such-flag"},

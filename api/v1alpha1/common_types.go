@@ -47,6 +47,12 @@ const (
 	// stalled on Rejected, once per value, after the service was fixed.
 	RetryAnnotation = Prefix + "retry"
 
+	// RecreateAnnotation lets a person allow one new create of a Metric whose
+	// remote Metric is gone (Stalled, reason RemoteNotFound). Its value must
+	// be the missing id; any other value is ignored, so an annotation left
+	// behind never causes a second create.
+	RecreateAnnotation = Prefix + "recreate"
+
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
@@ -96,6 +102,13 @@ const (
 	ReasonUpstreamUnavailable = "UpstreamUnavailable"
 	// ReasonRejected: the service answered 4xx to the request; the spec must change.
 	ReasonRejected = "Rejected"
+	// ReasonUpdated: a new generation of the spec was sent to the service as
+	// one update and the service's answer recorded.
+	ReasonUpdated = "Updated"
+	// ReasonRemoteNotFound: the service has no Metric under the recorded id
+	// (404). The operator never creates it again by itself; annotation
+	// recreate set to that id allows one new create.
+	ReasonRemoteNotFound = "RemoteNotFound"
 	// ReasonCreateOutcomeUnknown: a create may have reached the service but its
 	// id was never recorded; a person must adopt the id or remove the
 	// create-pending annotation.
@@ -117,6 +130,13 @@ const (
 	// deleting it (deletionPolicy Orphan, standalone mode, or the Metric CRD
 	// being removed).
 	EventOrphaned = "Orphaned"
+)
+
+// Event reasons that are not condition reasons.
+const (
+	// EventDriftCorrected: a drift check found the remote Metric changed
+	// outside the cluster, and an update restored the spec.
+	EventDriftCorrected = "DriftCorrected"
 )
 
 // SecretKeySelector names a key of a Secret in the object's own namespace.

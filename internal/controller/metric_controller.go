@@ -36,16 +36,21 @@ import (
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics/status,verbs=get;update;patch
 
-// MetricReconciler creates each Metric in the service exactly once.
+// MetricReconciler keeps each Metric's remote Metric in step with its spec.
 //
-// The service cannot get, update or delete a Metric, so a Metric's whole
-// life upstream is one create. The create is guarded against duplicates: the
-// create-pending annotation is written, with an optimistic-concurrency
-// update, before the request is sent; the remote id is written to the
-// metric-id annotation right after. Pending without an id means an earlier
-// attempt may have created the Metric, and the reconciler stops there.
+// The create is guarded against duplicates: the create-pending annotation is
+// written, with an optimistic-concurrency update, before the request is
+// sent; the remote id is written to the metric-id annotation right after.
+// Pending without an id means an earlier attempt may have created the
+// Metric, and the reconciler stops there. Once an id is recorded, the
+// Metric is never created again: a new spec is an update, and a Ready
+// Metric is read again every drift interval (see metric_sync.go).
 type MetricReconciler struct {
 	base
+	// standalone is true when the cluster is the system of record: no remote
+	// Metric to read or correct.
+	standalone bool
+	drift      *driftSchedule
 }
 
 // Reconcile brings one Metric to Ready.
@@ -64,22 +69,22 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.syncFinalizer(ctx, m); err != nil {
 		return ctrl.Result{}, err
 	}
-	o, res, err := r.sync(ctx, m, p)
+	o, res, err := r.sync(ctx, p, m)
 	return p.Finish(ctx, o, res, err)
 }
 
 // sync works out the Metric's state and takes the one step it calls for.
-func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric, p *statusPatcher) (outcome, ctrl.Result, error) {
-	_, pending := m.Annotations[v1alpha1.CreatePendingAnnotation]
-	id := m.Annotations[v1alpha1.MetricIDAnnotation]
-	if id == "" && pending && m.Status.ID != "" {
-		// The create succeeded but writing its annotation failed: status has the id.
-		id = m.Status.ID
+func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+	if id := recordedID(m); id != "" {
+		if !recreateAllowed(m, id) {
+			return r.syncRemote(ctx, m, id)
+		}
+		if err := r.forgetID(ctx, p, m, id); err != nil {
+			// Still RemoteNotFound with the recreate annotation: the next attempt repeats this.
+			return remoteNotFound(id), ctrl.Result{}, err
+		}
 	}
-	switch {
-	case id != "":
-		return r.recordID(ctx, m, id)
-	case pending:
+	if hasPending(m) {
 		return stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
 			"an earlier create may have reached the service but its id was not recorded: find the Metric "+
 				"in project %s and set annotation %s to its id, or remove annotation %s to create it again",
@@ -95,28 +100,6 @@ func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric, p *stat
 		return keyFailure(err)
 	}
 	return r.create(ctx, m, key)
-}
-
-// recordID makes sure id is in both the annotation and status. A Metric
-// whose id is already recorded costs nothing: no call, no write.
-func (r *MetricReconciler) recordID(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
-	if m.Annotations[v1alpha1.MetricIDAnnotation] != id || hasPending(m) {
-		if err := r.annotateID(ctx, m, id); err != nil {
-			return progressing(v1alpha1.ReasonCreating, "recording the remote id: "+err.Error()), ctrl.Result{}, err
-		}
-	}
-	if m.Status.ID == id {
-		if o, ok := readyOutcome(m.Status.Conditions); ok {
-			return o, ctrl.Result{}, nil
-		}
-		return ready(v1alpha1.ReasonCreated, "created remote Metric "+id), ctrl.Result{}, nil
-	}
-	// Adopted, or status lost (backup and restore): the service cannot be
-	// asked for the Metric, so its values are the spec with the service's
-	// documented defaults.
-	setEffective(&m.Status, evalapi.ResponseFor(id, evalapi.RequestFor(&m.Spec)))
-	return ready(v1alpha1.ReasonAdopted, "adopted remote Metric "+id+" from annotation "+v1alpha1.MetricIDAnnotation),
-		ctrl.Result{}, nil
 }
 
 // create sends the one create request, guarded by the create-pending annotation.
@@ -160,7 +143,7 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
 		return progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
-	return ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), ctrl.Result{}, nil
+	return ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.requeue(m.UID), nil
 }
 
 // annotateID records id in the metric-id annotation and drops create-pending,
@@ -178,11 +161,10 @@ func (r *MetricReconciler) clearPending(ctx context.Context, m *v1alpha1.Metric)
 }
 
 func (r *MetricReconciler) patchAnnotations(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
-	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	patch, err := annotationPatch(annotations, "")
 	if err != nil {
-		return fmt.Errorf("encoding annotations: %w", err)
+		return err
 	}
-	patch := client.RawPatch(types.MergePatchType, data)
 	err = retry.OnError(retry.DefaultBackoff, isTransient, func() error {
 		return r.client.Patch(ctx, m, patch)
 	})
@@ -190,6 +172,34 @@ func (r *MetricReconciler) patchAnnotations(ctx context.Context, m *v1alpha1.Met
 		return fmt.Errorf("patching annotations: %w", err)
 	}
 	return nil
+}
+
+// patchAnnotationsIfCurrent patches annotations only if m is the stored
+// version: a decision taken on a stale copy fails with a conflict and is
+// taken again.
+func (r *MetricReconciler) patchAnnotationsIfCurrent(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
+	patch, err := annotationPatch(annotations, m.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	if err := r.client.Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("patching annotations: %w", err)
+	}
+	return nil
+}
+
+// annotationPatch is a merge patch of annotations, conditional on
+// resourceVersion unless it is empty.
+func annotationPatch(annotations map[string]any, resourceVersion string) (client.Patch, error) {
+	metadata := map[string]any{"annotations": annotations}
+	if resourceVersion != "" {
+		metadata["resourceVersion"] = resourceVersion
+	}
+	data, err := json.Marshal(map[string]any{"metadata": metadata})
+	if err != nil {
+		return nil, fmt.Errorf("encoding annotations: %w", err)
+	}
+	return client.RawPatch(types.MergePatchType, data), nil
 }
 
 func hasPending(m *v1alpha1.Metric) bool {

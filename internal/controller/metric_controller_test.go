@@ -259,13 +259,16 @@ var _ = Describe("Metric reconciler", func() {
 	It("adopts an existing remote Metric by annotation without creating one", func() {
 		startManager(up.opts)
 		m := newMetric(ns, "adopted", variants()["ai-float"].spec)
-		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: "met_existing"}
+		existing, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", evalapi.RequestFor(&m.Spec))
+		Expect(err).NotTo(HaveOccurred())
+		m.Spec.APIKeySecretRef = ref()
+		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: existing.ID}
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonAdopted))
-		Expect(m.Status.ID).To(Equal("met_existing"))
+		Expect(m.Status.ID).To(Equal(existing.ID))
 		Expect(m.Status.EvalModelName).To(Equal("gpt-4o-mini"))
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
-		Expect(up.Calls(evalapitest.OpCreateMetric)).To(BeZero())
+		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1), "the one create above, by the test")
 	})
 
 	It("costs nothing in steady state: no upstream call and no write across a restart", func() {
@@ -317,7 +320,7 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(k8s.Update(rootCtx, s)).To(Succeed())
 		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, 2*time.Second).Should(Equal(1))
 
-		// A new generation (the one mutable field) is tried again.
+		// A new generation is tried again.
 		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "other-key", testKey))).To(Succeed())
 		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 		m.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "other-key"}

@@ -71,14 +71,6 @@ func mayHaveRemote(m *v1alpha1.Metric) bool {
 	return recordedID(m) != "" || hasPending(m)
 }
 
-// recordedID is the remote id of m, from the annotation or status.
-func recordedID(m *v1alpha1.Metric) string {
-	if id := m.Annotations[v1alpha1.MetricIDAnnotation]; id != "" {
-		return id
-	}
-	return m.Status.ID
-}
-
 // patchFinalizer adds or removes the finalizer with a patch that fails on a
 // stale resourceVersion, so that it never overwrites another's finalizers.
 func (r *MetricReconciler) patchFinalizer(ctx context.Context, m *v1alpha1.Metric,

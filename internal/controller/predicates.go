@@ -44,15 +44,20 @@ var metricChanged = predicate.Funcs{
 }
 
 // personEdited reports whether the annotations went from old to those of m
-// by a person's hand: adopting an id, or removing create-pending to allow a
-// new create after CreateOutcomeUnknown.
+// by a person's hand: adopting an id, dropping it (kubectl replace and
+// GitOps force syncs drop every annotation; the operator restores it from
+// status), allowing a recreate, or removing create-pending to allow a new
+// create after CreateOutcomeUnknown.
 func personEdited(old map[string]string, m *v1alpha1.Metric) bool {
 	oldID, newID := old[v1alpha1.MetricIDAnnotation], m.Annotations[v1alpha1.MetricIDAnnotation]
 	_, oldPending := old[v1alpha1.CreatePendingAnnotation]
 	_, newPending := m.Annotations[v1alpha1.CreatePendingAnnotation]
+	if recreate := m.Annotations[v1alpha1.RecreateAnnotation]; recreate != "" && recreate != old[v1alpha1.RecreateAnnotation] {
+		return true
+	}
 	if newID != oldID {
 		// The operator sets the id and drops create-pending in one write.
-		return newID != "" && (!oldPending || newPending)
+		return newID == "" || !oldPending || newPending
 	}
 	if oldPending && !newPending && newID == "" {
 		// The operator also drops create-pending after a failed create, but

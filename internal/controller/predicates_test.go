@@ -27,8 +27,9 @@ import (
 
 func TestPersonEdited(t *testing.T) {
 	const (
-		id      = v1alpha1.MetricIDAnnotation
-		pending = v1alpha1.CreatePendingAnnotation
+		id       = v1alpha1.MetricIDAnnotation
+		pending  = v1alpha1.CreatePendingAnnotation
+		recreate = v1alpha1.RecreateAnnotation
 	)
 	unknown := []metav1.Condition{}
 	setConditions(&unknown, 1, stalled(v1alpha1.ReasonCreateOutcomeUnknown, ""))
@@ -51,6 +52,9 @@ func TestPersonEdited(t *testing.T) {
 		{"operator clears pending after a failed create", map[string]string{pending: "t"}, nil, unauthorized, false},
 		{"operator clears pending on a new Metric", map[string]string{pending: "t"}, nil, nil, false},
 		{"unrelated annotation", nil, map[string]string{"team": "a"}, nil, false},
+		{"kubectl replace drops the id", map[string]string{id: "m1"}, nil, nil, true},
+		{"allow a recreate", map[string]string{id: "m1"}, map[string]string{id: "m1", recreate: "m1"}, nil, true},
+		{"recreate unchanged", map[string]string{id: "m1", recreate: "m1"}, map[string]string{id: "m1", recreate: "m1", "team": "a"}, nil, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

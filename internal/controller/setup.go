@@ -64,9 +64,13 @@ type Options struct {
 	// Backoff is the first delay before a failed call is retried; it doubles
 	// with each failure up to five minutes. Defaults to one second.
 	Backoff time.Duration
-	// Clock tells the time of completions, TTLs and pending creates.
-	// Defaults to the real clock.
+	// Clock tells the time of completions, TTLs, pending creates and drift
+	// checks. Defaults to the real clock.
 	Clock clock.PassiveClock
+	// DriftInterval is the time between two reads of a Ready Metric's remote
+	// copy, which restore the spec if someone changed it outside the cluster.
+	// 0 turns drift checks off; standalone mode has none.
+	DriftInterval time.Duration
 }
 
 // secretRefIndex indexes objects by the name of the Secret holding their key.
@@ -119,7 +123,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// not re-trigger, or a failing object would loop.
 		preds predicate.Predicate
 	}{
-		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b},
+		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, newMetricReconciler(b, opts),
 			predicate.Or(metricChanged, personControlled)},
 		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, &TestsetDeletionReconciler{base: b},
 			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
@@ -148,6 +152,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	return nil
+}
+
+func newMetricReconciler(b base, opts Options) *MetricReconciler {
+	interval := opts.DriftInterval
+	if opts.Standalone {
+		interval = 0
+	}
+	return &MetricReconciler{base: b, standalone: opts.Standalone, drift: newDriftSchedule(interval, opts.Clock)}
 }
 
 func (c *credentials) indexSecretRef(obj client.Object) []string {

@@ -49,6 +49,11 @@ func upstreamFailure(err error) (outcome, ctrl.Result, error) {
 	case evalapi.KindRejected:
 		return stalled(v1alpha1.ReasonRejected, "the service rejected the request: "+err.Error()),
 			ctrl.Result{}, nil
+	case evalapi.KindNotFound:
+		// Nothing at the request's address, e.g. a create in a project that
+		// does not exist; sending the same request again finds nothing again.
+		return stalled(v1alpha1.ReasonRejected, "the service found nothing to act on: "+err.Error()),
+			ctrl.Result{}, nil
 	case evalapi.KindRateLimited:
 		if after := evalapi.RetryAfterOf(err); after > 0 {
 			return progressing(v1alpha1.ReasonUpstreamUnavailable,

@@ -20,11 +20,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -78,6 +81,9 @@ func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
 		fmt.Sprintf("%.2f (%.2f)", run.reconciles/float64(n), run.errors/float64(n)), "", "")
 
 	if err := b.steadyState(ctx, tab, label, svc, n, c); err != nil {
+		return err
+	}
+	if err := b.driftCheck(ctx, tab, label, ns, svc, n, c); err != nil {
 		return err
 	}
 	return b.deleteMetrics(ctx, ns)
@@ -241,10 +247,71 @@ func (b *bench) steadyState(ctx context.Context, tab *table, label string, svc e
 	return nil
 }
 
+// driftInterval is the drift interval of the drift check run; its clock is
+// stepped, not waited for.
+const driftInterval = 10 * time.Minute
+
+// driftCheck starts a manager with drift checks over the n Ready Metrics of
+// ns, moves its clock one interval on and re-triggers every Metric: each
+// must cost one GET and no write, since nothing drifted.
+func (b *bench) driftCheck(ctx context.Context, tab *table, label, ns string, svc evalapi.Service, n, c int) (err error) {
+	clock := clocktesting.NewFakeClock(time.Now())
+	statsBefore, err := readReconcileStats()
+	if err != nil {
+		return err
+	}
+	mgr, err := b.startManager(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: c,
+		DriftInterval: driftInterval, Clock: clock}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, mgr.stop()) }()
+	// The start schedules every Metric's first check and reads none.
+	if statsBefore, err = waitIdle(ctx, readReconcileStats, statsBefore, n); err != nil {
+		return fmt.Errorf("waiting for the resync: %w", err)
+	}
+	gets, updates := b.server.Calls(evalapitest.OpGetMetric), b.server.Calls(evalapitest.OpUpdateMetric)
+	writes := mgr.api.writes()
+
+	clock.Step(driftInterval)
+	start := time.Now()
+	if err := b.touchKeySecret(ctx, ns); err != nil {
+		return err
+	}
+	if _, err := waitIdle(ctx, readReconcileStats, statsBefore, n); err != nil {
+		return fmt.Errorf("waiting for the drift checks: %w", err)
+	}
+	elapsed := time.Since(start)
+	tab.add(label+"drift check over N Ready Metrics: GETs, updates, API writes per Metric per interval",
+		fmt.Sprintf("%s, %s, %s", perObject(int64(b.server.Calls(evalapitest.OpGetMetric)-gets), n),
+			perObject(int64(b.server.Calls(evalapitest.OpUpdateMetric)-updates), n), perObject(mgr.api.writes()-writes, n)),
+		"1, 0, 0", "")
+	tab.add(label+"drift check: all Metrics read", rate(n, elapsed), "", "")
+	return nil
+}
+
+// touchKeySecret changes the labels of ns's key Secret, which re-triggers
+// every Metric that uses it.
+func (b *bench) touchKeySecret(ctx context.Context, ns string) error {
+	var s corev1.Secret
+	if err := b.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: framework.KeySecretName}, &s); err != nil {
+		return fmt.Errorf("reading the key Secret: %w", err)
+	}
+	s.Labels["bench-touched"] = strconv.FormatInt(time.Now().UnixNano(), 10)
+	if err := b.k8s.Update(ctx, &s); err != nil {
+		return fmt.Errorf("touching the key Secret: %w", err)
+	}
+	return nil
+}
+
 // upstreamCalls counts the requests of every operation the test server got.
 func (b *bench) upstreamCalls() int {
-	return b.server.Calls(evalapitest.OpCreateMetric) + b.server.Calls(evalapitest.OpBulkDeleteTestcases) +
-		b.server.Calls(evalapitest.OpDeleteTestset)
+	total := 0
+	for _, op := range []string{evalapitest.OpCreateMetric, evalapitest.OpBulkDeleteTestcases, evalapitest.OpDeleteTestset,
+		evalapitest.OpGetMetric, evalapitest.OpUpdateMetric, evalapitest.OpDeleteMetric, evalapitest.OpListMetrics} {
+		total += b.server.Calls(op)
+	}
+	return total
 }
 
 // deleteMetrics deletes the Metrics of ns and waits until they are gone.

@@ -97,6 +97,7 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--api-timeout=%s" $v.apiTimeout) }}
 {{- $args = append $args (printf "--bulk-delete-batch-size=%v" $v.bulkDeleteBatchSize) }}
 {{- $args = append $args (printf "--max-concurrent-reconciles=%v" $v.maxConcurrentReconciles) }}
+{{- $args = append $args (printf "--drift-interval=%s" $v.driftInterval) }}
 {{- if $v.serveApi.enabled }}
 {{- $args = append $args (printf "--serve-api=:%v" $v.serveApi.port) }}
 {{- $args = append $args (printf "--rest-sync-timeout=%s" $v.restSyncTimeout) }}

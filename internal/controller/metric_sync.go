@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// The life of a Metric once its remote id is recorded: the id is final, a
+// new spec is sent as one update, an adopted or restored Metric is read
+// from the service, and a Ready one is read again every drift interval.
+
+// recordedID is the Metric's remote id, from the metric-id annotation or,
+// when a replace or a failed write lost the annotation, from status.id.
+// Either one is final: a Metric with a recorded id is never created again
+// (but see recreateAllowed).
+func recordedID(m *v1alpha1.Metric) string {
+	if id := m.Annotations[v1alpha1.MetricIDAnnotation]; id != "" {
+		return id
+	}
+	return m.Status.ID
+}
+
+// recreateAllowed reports whether a person allowed one new create of the
+// Metric: its remote Metric id is gone (Stalled on RemoteNotFound) and the
+// recreate annotation names that very id.
+func recreateAllowed(m *v1alpha1.Metric, id string) bool {
+	c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionStalled)
+	return m.Annotations[v1alpha1.RecreateAnnotation] == id && c != nil && c.Reason == v1alpha1.ReasonRemoteNotFound
+}
+
+// forgetID drops the recorded id id so that the Metric is created again
+// through the guarded create. The annotation goes first and status.id
+// second: until both are gone, the Metric stays RemoteNotFound with the
+// recreate annotation in place, so a crash in between repeats this step,
+// and create-pending is never set while status.id still holds the old id.
+// The recreate annotation itself goes with the create's guarded update.
+func (r *MetricReconciler) forgetID(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric, id string) error {
+	if err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{v1alpha1.MetricIDAnnotation: nil}); err != nil {
+		return err
+	}
+	m.Status = v1alpha1.MetricStatus{ObservedGeneration: m.Status.ObservedGeneration, Conditions: m.Status.Conditions}
+	if err := p.Checkpoint(ctx, progressing(v1alpha1.ReasonCreating,
+		"remote Metric "+id+" is gone; creating it again as annotation "+v1alpha1.RecreateAnnotation+" allows")); err != nil {
+		return err
+	}
+	delete(m.Annotations, v1alpha1.RecreateAnnotation)
+	return nil
+}
+
+// syncRemote keeps the remote Metric id in step with the spec. It costs no
+// call and no write while the Metric is Ready at its generation and no
+// drift check is due.
+func (r *MetricReconciler) syncRemote(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
+	if m.Annotations[v1alpha1.MetricIDAnnotation] != id || hasPending(m) {
+		err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
+			v1alpha1.MetricIDAnnotation:      id,
+			v1alpha1.CreatePendingAnnotation: nil,
+		})
+		if err != nil {
+			return progressing(v1alpha1.ReasonCreating, "recording the remote id: "+err.Error()), ctrl.Result{}, err
+		}
+	}
+	if o, ok := syncedOutcome(m, id); ok {
+		return r.checkDrift(ctx, m, id, o)
+	}
+	if r.standalone {
+		return syncLocal(m, id), ctrl.Result{}, nil
+	}
+	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) {
+		return r.adopt(ctx, m, id)
+	}
+	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
+		// The service refused this very spec; it would refuse it again.
+		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
+	}
+	return r.update(ctx, m, id)
+}
+
+// syncLocal is syncRemote in standalone mode, where the cluster is the
+// system of record: the desired variant is the truth, at once, no call.
+func syncLocal(m *v1alpha1.Metric, id string) outcome {
+	adopting := m.Status.ID != id
+	setEffective(&m.Status, evalapi.ResponseFor(id, evalapi.RequestFor(&m.Spec)))
+	if adopting {
+		return adopted(id)
+	}
+	return updated(m, id)
+}
+
+// syncedOutcome returns the Ready outcome of a Metric whose remote copy
+// matches this generation: Ready at this generation, with the id in status.
+func syncedOutcome(m *v1alpha1.Metric, id string) (outcome, bool) {
+	c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)
+	if c == nil || c.ObservedGeneration != m.Generation || m.Status.ID != id {
+		return outcome{}, false
+	}
+	return readyOutcome(m.Status.Conditions)
+}
+
+func isStalledOn(m *v1alpha1.Metric, reason string) bool {
+	c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionStalled)
+	return c != nil && c.Reason == reason
+}
+
+func adopted(id string) outcome {
+	return ready(v1alpha1.ReasonAdopted, "adopted remote Metric "+id+" from annotation "+v1alpha1.MetricIDAnnotation)
+}
+
+func updated(m *v1alpha1.Metric, id string) outcome {
+	return ready(v1alpha1.ReasonUpdated, fmt.Sprintf("updated remote Metric %s to generation %d", id, m.Generation))
+}
+
+// adopt reads the remote Metric id, whose values status did not hold yet
+// (an adoption, or status lost in a backup and restore), records what the
+// service returned, and sends the spec as one update if the two differ.
+func (r *MetricReconciler) adopt(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
+	key, err := r.creds.apiKey(ctx, m)
+	if err != nil {
+		return keyFailure(err)
+	}
+	remote, err := r.service.GetMetric(ctx, key, id)
+	if err != nil {
+		return remoteFailure(err, id)
+	}
+	setEffective(&m.Status, remote)
+	if want := evalapi.DesiredVariant(&m.Spec); evalapi.Differs(remote, want) {
+		if remote, err = r.service.UpdateMetric(ctx, key, id, want); err != nil {
+			return remoteFailure(err, id)
+		}
+		setEffective(&m.Status, remote)
+		metricUpdates.Inc()
+	}
+	r.drift.checked(m.UID)
+	return adopted(id), r.drift.requeue(m.UID), nil
+}
+
+// update sends the whole desired variant of this generation as one update.
+// An update whose outcome is unknown is simply sent again: it is idempotent.
+func (r *MetricReconciler) update(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
+	key, err := r.creds.apiKey(ctx, m)
+	if err != nil {
+		return keyFailure(err)
+	}
+	resp, err := r.service.UpdateMetric(ctx, key, id, evalapi.DesiredVariant(&m.Spec))
+	if err != nil {
+		return remoteFailure(err, id)
+	}
+	setEffective(&m.Status, resp)
+	metricUpdates.Inc()
+	r.drift.checked(m.UID)
+	return updated(m, id), r.drift.requeue(m.UID), nil
+}
+
+// checkDrift reads the remote Metric of a Ready Metric once its check is
+// due and restores the spec with one update if someone changed it outside
+// the cluster. Ready keeps its reason: the Metric was never not Ready.
+func (r *MetricReconciler) checkDrift(ctx context.Context, m *v1alpha1.Metric, id string, current outcome) (outcome, ctrl.Result, error) {
+	due, wait := r.drift.due(m.UID)
+	if !due {
+		return current, ctrl.Result{RequeueAfter: wait}, nil
+	}
+	key, err := r.creds.apiKey(ctx, m)
+	if err != nil {
+		return keyFailure(err)
+	}
+	remote, err := r.service.GetMetric(ctx, key, id)
+	if err != nil {
+		return driftFailure(err, id, current)
+	}
+	if want := evalapi.DesiredVariant(&m.Spec); evalapi.Differs(remote, want) {
+		if remote, err = r.service.UpdateMetric(ctx, key, id, want); err != nil {
+			return driftFailure(err, id, current)
+		}
+		driftCorrections.Inc()
+		r.recorder.Eventf(m, nil, corev1.EventTypeNormal, v1alpha1.EventDriftCorrected, "Update",
+			"remote Metric %s was changed outside the cluster; restored the spec", id)
+	}
+	setEffective(&m.Status, remote)
+	r.drift.checked(m.UID)
+	return current, r.drift.requeue(m.UID), nil
+}
+
+// driftFailure is the outcome of a failed drift check: a passing failure of
+// the service (5xx, 429, no answer) leaves the Metric Ready and retries
+// the check with backoff; anything else is reported as for any call.
+func driftFailure(err error, id string, current outcome) (outcome, ctrl.Result, error) {
+	switch evalapi.KindOf(err) {
+	case evalapi.KindUnavailable, evalapi.KindOutcomeUnknown, evalapi.KindRateLimited, evalapi.KindNotSent:
+		return current, ctrl.Result{}, fmt.Errorf("checking remote Metric %s for drift: %w", id, err)
+	}
+	return remoteFailure(err, id)
+}
+
+// remoteFailure maps a failed read or update of remote Metric id. A 404
+// means the service has no such Metric (or does not serve the operation):
+// the Metric stalls, and is never created again by itself.
+func remoteFailure(err error, id string) (outcome, ctrl.Result, error) {
+	if evalapi.KindOf(err) != evalapi.KindNotFound {
+		return upstreamFailure(err)
+	}
+	return remoteNotFound(id), ctrl.Result{}, nil
+}
+
+func remoteNotFound(id string) outcome {
+	return stalled(v1alpha1.ReasonRemoteNotFound, fmt.Sprintf(
+		"the service has no Metric %s (404), or does not serve reading and updating Metrics; the operator does not "+
+			"create it again by itself: set annotation %s to %q to allow one new create, or %s to the id of the Metric to use",
+		id, v1alpha1.RecreateAnnotation, id, v1alpha1.MetricIDAnnotation))
+}
