@@ -28,9 +28,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -74,12 +76,33 @@ func (p *prefixed) Write(b []byte) (int, error) {
 	}
 }
 
-// newNamespace creates a namespace. The control plane has no namespace
-// controller, so it is never deleted; each spec uses its own.
+// newNamespace creates a namespace for one spec. The control plane has no
+// namespace controller, so it is never deleted; each spec uses its own. Every
+// manager watches all namespaces, so what a spec leaves unfinished would be
+// taken up by the next spec's managers against the next spec's service: when
+// the spec ends, its objects go, finalizers stripped, so nothing of it is
+// left to reconcile.
 func newNamespace(ctx context.Context, name string) string {
 	GinkgoHelper()
 	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+	DeferCleanup(removeAll, name)
 	return name
+}
+
+// removeAll deletes every object of this API in namespace, without waiting
+// for a manager to finalize them.
+func removeAll(ctx context.Context, namespace string) {
+	for _, kind := range []string{"Metric", "TestsetDeletion", "TestcaseDeletion"} {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(kind + "List"))
+		Expect(k8s.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		for i := range list.Items {
+			obj := &list.Items[i]
+			unfinalized := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+			Expect(client.IgnoreNotFound(k8s.Patch(ctx, obj, unfinalized))).To(Succeed())
+			Expect(client.IgnoreNotFound(k8s.Delete(ctx, obj))).To(Succeed())
+		}
+	}
 }
 
 // createKeySecret creates a Secret holding key under the apiKey data key;
