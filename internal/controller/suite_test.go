@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -92,6 +93,9 @@ func startManager(opts controller.Options) *manager {
 		HealthProbeBindAddress: "0",
 		// Each test starts its own manager in one process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// A manager sees only its test's namespace: what an earlier test left
+		// behind must not call this test's fake service or take its faults.
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{testNamespace: {}}},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controller.SetupWithManager(mgr, opts)).To(Succeed())
@@ -113,9 +117,14 @@ func (m *manager) stop() {
 }
 
 // newNamespace creates a namespace for one test.
+// testNamespace is the namespace of the running test, the only one its
+// managers watch.
+var testNamespace string
+
 func newNamespace() string {
 	GinkgoHelper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-"}}
 	Expect(k8s.Create(rootCtx, ns)).To(Succeed())
+	testNamespace = ns.Name
 	return ns.Name
 }
