@@ -90,4 +90,3 @@ func chartGracePeriod() time.Duration {
 	Expect(seconds).NotTo(BeNil(), "the chart sets no terminationGracePeriodSeconds")
 	return time.Duration(*seconds) * time.Second
 }
-
