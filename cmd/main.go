@@ -256,6 +256,7 @@ func run(c config) error {
 		DefaultAPIKeySecret:     c.defaultAPIKeySecret,
 		BulkDeleteBatchSize:     c.bulkDeleteBatchSize,
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
+		RequestTimeout:          c.apiTimeout,
 	}); err != nil {
 		return err
 	}

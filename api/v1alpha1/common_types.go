@@ -84,9 +84,14 @@ const (
 	// ReasonRejected: the service answered 4xx to the request; the spec must change.
 	ReasonRejected = "Rejected"
 	// ReasonCreateOutcomeUnknown: a create may have reached the service but its
-	// id was never recorded; a person must adopt the id or remove the
-	// create-pending annotation.
+	// id was never recorded. Once the request can no longer be in flight, the
+	// operator settles it from the service's list of Metrics when it can;
+	// otherwise a person must adopt the id or remove the create-pending
+	// annotation.
 	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
+	// ReasonRecovered: a create whose answer was lost did create the remote
+	// Metric; the operator found it in the service's list and recorded its id.
+	ReasonRecovered = "Recovered"
 )
 
 // SecretKeySelector names a key of a Secret in the object's own namespace.

@@ -42,9 +42,11 @@ import (
 // create-pending annotation is written, with an optimistic-concurrency
 // update, before the request is sent; the remote id is written to the
 // metric-id annotation right after. Pending without an id means an earlier
-// attempt may have created the Metric, and the reconciler stops there.
+// attempt may have created the Metric: settlePending finds out from the
+// service's list of Metrics, or stops for a person.
 type MetricReconciler struct {
 	base
+	recovery *recovery
 }
 
 // Reconcile brings one Metric to Ready.
@@ -70,10 +72,7 @@ func (r *MetricReconciler) sync(ctx context.Context, m *v1alpha1.Metric) (outcom
 	case id != "":
 		return r.recordID(ctx, m, id)
 	case pending:
-		return stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
-			"an earlier create may have reached the service but its id was not recorded: find the Metric "+
-				"in project %s and set annotation %s to its id, or remove annotation %s to create it again",
-			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
+		return r.settlePending(ctx, m)
 	}
 	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
 		// The service refused this very spec; it would refuse it again.
@@ -128,9 +127,9 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
 	if err != nil {
 		if evalapi.KindOf(err) == evalapi.KindOutcomeUnknown {
-			// Leave the pending annotation: the next reconcile stops at CreateOutcomeUnknown.
-			return stalled(v1alpha1.ReasonCreateOutcomeUnknown,
-				"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error()), ctrl.Result{}, nil
+			// Leave the pending annotation: settlePending decides once the request is over.
+			return r.awaitPendingCreate(m,
+				"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error())
 		}
 		// The service answered and created nothing, or never saw the request: a retry is safe.
 		if cerr := r.clearPending(ctx, m); cerr != nil {

@@ -66,6 +66,11 @@ type Options struct {
 	// Clock tells the time of completions, TTLs and pending creates.
 	// Defaults to the real clock.
 	Clock clock.PassiveClock
+	// RequestTimeout is the Service's per-request timeout (--api-timeout): a
+	// create cut off mid-flight is settled from the service's list once this,
+	// plus a margin, has passed since its pending mark. Defaults to
+	// evalapi.DefaultTimeout.
+	RequestTimeout time.Duration
 }
 
 // secretRefIndex indexes objects by the name of the Secret holding their key.
@@ -116,7 +121,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// not re-trigger, or a failing object would loop.
 		preds predicate.Predicate
 	}{
-		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b}, metricChanged},
+		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, &MetricReconciler{base: b, recovery: newRecovery(opts.RequestTimeout)}, metricChanged},
 		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, &TestsetDeletionReconciler{base: b},
 			predicate.GenerationChangedPredicate{}},
 		{&v1alpha1.TestcaseDeletion{}, &v1alpha1.TestcaseDeletionList{},
@@ -124,6 +129,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			predicate.GenerationChangedPredicate{}},
 	}
 	ctx := context.Background()
+	if err := indexRemoteIDs(ctx, mgr); err != nil {
+		return err
+	}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, secretRefIndex, b.creds.indexSecretRef); err != nil {
 			return fmt.Errorf("indexing %T by Secret: %w", k.obj, err)
