@@ -161,18 +161,16 @@ func needsPerson(m *v1alpha1.Metric, why string) outcome {
 		earlierCreate, why, m.Spec.ProjectID, v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation))
 }
 
-// listFailure waits for a person when the service cannot list (not served,
-// rejected, or the key refused, which the Secret watch re-triggers), and
-// retries with backoff otherwise.
+// listFailure waits for a person when the service cannot list (not served)
+// or refuses to; other failures are retried as any failed call is.
 func listFailure(m *v1alpha1.Metric, err error) (outcome, ctrl.Result, error) {
-	o := needsPerson(m, "listing the project's Metrics failed: "+err.Error())
 	switch evalapi.KindOf(err) {
 	case evalapi.KindNotFound, evalapi.KindRejected:
-		return o, ctrl.Result{}, nil
-	case evalapi.KindUnauthorized:
-		return o, ctrl.Result{RequeueAfter: unauthorizedRetry}, nil
+		return needsPerson(m, "listing the project's Metrics failed: "+err.Error()), ctrl.Result{}, nil
 	}
-	return o, ctrl.Result{}, fmt.Errorf("listing Metrics to settle a create: %w", err)
+	o, res, rerr := upstreamFailure(err)
+	o.message = "settling a create whose outcome is unknown: " + o.message
+	return o, res, rerr
 }
 
 // listEqual returns the project's Metrics equal to m's desired variant,

@@ -60,17 +60,33 @@ var _ = Describe("Stopping the manager mid-create", func() {
 		return s
 	}
 
-	It("never creates a Metric twice, nor loses one, when killed (SIGKILL) at random points", func(ctx SpecContext) {
+	It("never creates a Metric twice, nor loses one, when killed (SIGKILL) at random points, and settles every cut-off create", func(ctx SpecContext) {
 		trials := scale(5, 50)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
 		s := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
-		toAdopt := f.expectNothingLost(ctx)
+		f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		// The kills must have hit the window the create-pending guard
 		// protects, or this spec proved nothing.
-		Expect(s.unknown).To(BeNumerically(">", 0), "no kill landed between a create's pending annotation and its id")
+		cut := f.cutOff(ctx)
+		Expect(cut).To(BeNumerically(">", 0), "no kill landed between a create's pending annotation and its id")
+		Expect(s.unknown).To(BeZero(), "creates cut off by a kill were left for a person")
 		AddReportEntry("SIGKILL", fmt.Sprintf(
-			"%d kills; %d Metrics: %d Ready, %d CreateOutcomeUnknown (%d of them created upstream, flagged for adoption); %d upstream creates, 0 duplicates",
+			"%d kills; %d Metrics: %d Ready, 0 CreateOutcomeUnknown; %d creates cut off: %d Recovered from the service's list, "+
+				"%d created again (never committed); %d upstream creates, 0 duplicates",
+			trials, trials*perTrial, s.ready, cut, s.recovered, cut-s.recovered, f.server.Creates()), ReportEntryVisibilityAlways)
+	}, SpecTimeout(30*time.Minute))
+
+	It("leaves cut-off creates to a person, as before, when the service cannot list its Metrics (SIGKILL)", func(ctx SpecContext) {
+		trials := scale(3, 10)
+		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency), evalapitest.WithoutMetricLifecycle())
+		s := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
+		toAdopt := f.expectNothingLost(ctx)
+		f.expectNoSecrets(ctx)
+		Expect(s.recovered).To(BeZero())
+		AddReportEntry("SIGKILL, no list", fmt.Sprintf(
+			"%d kills; %d Metrics: %d Ready, %d CreateOutcomeUnknown (%d of them created upstream, flagged for adoption); "+
+				"%d upstream creates, 0 duplicates",
 			trials, trials*perTrial, s.ready, s.unknown, toAdopt, f.server.Creates()), ReportEntryVisibilityAlways)
 	}, SpecTimeout(30*time.Minute))
 
