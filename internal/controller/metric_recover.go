@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -182,7 +183,13 @@ func (r *MetricReconciler) listEqual(ctx context.Context, m *v1alpha1.Metric, ke
 	want := evalapi.DesiredVariant(&m.Spec)
 	opts := evalapi.ListOptions{Limit: recoveryPageSize}
 	for range recoveryPages {
-		page, err := r.service.ListMetrics(ctx, key, string(m.Spec.ProjectID), opts)
+		var page evalapi.MetricPage
+		// A failed page is retried at once, briefly: one failure among ten
+		// pages would otherwise restart the whole list after a backoff.
+		err := retry.OnError(retry.DefaultBackoff, transientListFailure, func() (err error) {
+			page, err = r.service.ListMetrics(ctx, key, string(m.Spec.ProjectID), opts)
+			return err
+		})
 		if err != nil {
 			return nil, false, err
 		}
@@ -197,6 +204,16 @@ func (r *MetricReconciler) listEqual(ctx context.Context, m *v1alpha1.Metric, ke
 		opts.Cursor = *page.NextCursor
 	}
 	return equal, false, nil
+}
+
+// transientListFailure reports whether a list may succeed when sent again
+// (a list changes nothing, so an unknown outcome is safe to repeat).
+func transientListFailure(err error) bool {
+	switch evalapi.KindOf(err) {
+	case evalapi.KindUnavailable, evalapi.KindRateLimited, evalapi.KindOutcomeUnknown:
+		return true
+	}
+	return false
 }
 
 // claim returns the Metrics of found that no object other than m records as

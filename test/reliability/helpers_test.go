@@ -153,27 +153,20 @@ func (f *fixture) expectSettled(ctx context.Context, n int, timeout time.Duratio
 	return s
 }
 
-// cutOff counts the Metrics of the namespace whose create was cut off at
-// some point: those with a CreateOutcomeUnknown event.
-func (f *fixture) cutOff(ctx context.Context) int {
+// pendingWithoutID names the Metrics of the namespace whose create is
+// marked pending with no id recorded: their create's outcome is unknown.
+func (f *fixture) pendingWithoutID(ctx context.Context) map[string]bool {
 	GinkgoHelper()
-	var events eventsv1.EventList
 	var list v1alpha1.MetricList
-	Expect(k8s.List(ctx, &events, client.InNamespace(f.ns))).To(Succeed())
 	Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
-	cut := map[string]bool{}
-	for _, e := range events.Items {
-		if e.Regarding.Kind == "Metric" && e.Reason == v1alpha1.ReasonCreateOutcomeUnknown {
-			cut[e.Regarding.Name] = true
-		}
-	}
-	n := 0
+	names := map[string]bool{}
 	for _, m := range list.Items {
-		if cut[m.Name] {
-			n++
+		_, pending := m.Annotations[v1alpha1.CreatePendingAnnotation]
+		if pending && m.Annotations[v1alpha1.MetricIDAnnotation] == "" && m.Status.ID == "" {
+			names[m.Name] = true
 		}
 	}
-	return n
+	return names
 }
 
 // expectNoDuplicates fails if the server committed two creates of one name.
