@@ -263,6 +263,7 @@ func run(c config) error {
 		BulkDeleteBatchSize:     c.bulkDeleteBatchSize,
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
 		DriftInterval:           c.driftInterval,
+		RequestTimeout:          c.apiTimeout,
 	}); err != nil {
 		return err
 	}

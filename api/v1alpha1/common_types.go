@@ -110,8 +110,10 @@ const (
 	// recreate set to that id allows one new create.
 	ReasonRemoteNotFound = "RemoteNotFound"
 	// ReasonCreateOutcomeUnknown: a create may have reached the service but its
-	// id was never recorded; a person must adopt the id or remove the
-	// create-pending annotation.
+	// id was never recorded. Once the request can no longer be in flight, the
+	// operator settles it from the service's list of Metrics when it can;
+	// otherwise a person must adopt the id or remove the create-pending
+	// annotation.
 	ReasonCreateOutcomeUnknown = "CreateOutcomeUnknown"
 	// ReasonPaused: the paused annotation is set; the operator neither calls
 	// the service nor writes the object until it is removed.
@@ -137,6 +139,9 @@ const (
 	// EventDriftCorrected: a drift check found the remote Metric changed
 	// outside the cluster, and an update restored the spec.
 	EventDriftCorrected = "DriftCorrected"
+	// ReasonRecovered: a create whose answer was lost did create the remote
+	// Metric; the operator found it in the service's list and recorded its id.
+	ReasonRecovered = "Recovered"
 )
 
 // SecretKeySelector names a key of a Secret in the object's own namespace.

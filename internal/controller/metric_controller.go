@@ -42,7 +42,8 @@ import (
 // written, with an optimistic-concurrency update, before the request is
 // sent; the remote id is written to the metric-id annotation right after.
 // Pending without an id means an earlier attempt may have created the
-// Metric, and the reconciler stops there. Once an id is recorded, the
+// Metric: settlePending finds out from the service's list of Metrics, or
+// stops for a person. Once an id is recorded, the
 // Metric is never created again: a new spec is an update, and a Ready
 // Metric is read again every drift interval (see metric_sync.go).
 type MetricReconciler struct {
@@ -51,6 +52,7 @@ type MetricReconciler struct {
 	// Metric to read or correct.
 	standalone bool
 	drift      *driftSchedule
+	recovery   *recovery
 }
 
 // Reconcile brings one Metric to Ready.
@@ -85,10 +87,7 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alph
 		}
 	}
 	if hasPending(m) {
-		return stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
-			"an earlier create may have reached the service but its id was not recorded: find the Metric "+
-				"in project %s and set annotation %s to its id, or remove annotation %s to create it again",
-			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
+		return r.settlePending(ctx, m)
 	}
 	if o, held, err := stillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.
@@ -125,9 +124,9 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
 	if err != nil {
 		if evalapi.KindOf(err) == evalapi.KindOutcomeUnknown {
-			// Leave the pending annotation: the next reconcile stops at CreateOutcomeUnknown.
-			return stalled(v1alpha1.ReasonCreateOutcomeUnknown,
-				"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error()), ctrl.Result{}, nil
+			// Leave the pending annotation: settlePending decides once the request is over.
+			return r.awaitPendingCreate(m,
+				"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error())
 		}
 		// The service answered and created nothing, or never saw the request: a retry is safe.
 		if cerr := r.clearPending(ctx, m); cerr != nil {

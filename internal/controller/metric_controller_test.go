@@ -45,13 +45,14 @@ type upstream struct {
 	opts controller.Options
 }
 
-func newUpstream() *upstream {
+func newUpstream(opts ...evalapitest.Option) *upstream {
 	GinkgoHelper()
-	srv := evalapitest.New(evalapitest.WithKeys(testKey))
+	srv := evalapitest.New(append([]evalapitest.Option{evalapitest.WithKeys(testKey)}, opts...)...)
 	DeferCleanup(srv.Close)
 	c, err := evalapi.NewClient(evalapi.Options{BaseURL: srv.URL(), Timeout: 2 * time.Second})
 	Expect(err).NotTo(HaveOccurred())
-	return &upstream{Server: srv, opts: controller.Options{Service: c, MaxConcurrentReconciles: 4, BulkDeleteBatchSize: 100,
+	return &upstream{Server: srv, opts: controller.Options{Service: c, RequestTimeout: 2 * time.Second,
+		MaxConcurrentReconciles: 4, BulkDeleteBatchSize: 100,
 		// Retries come quickly enough for a test to wait for them, and slowly
 		// enough for it to see the state in between.
 		Backoff: 200 * time.Millisecond}}
@@ -133,12 +134,14 @@ func haveReason(status metav1.ConditionStatus, reason string) OmegaMatcher {
 }
 
 // newFixture gives a test its namespace, holding the key Secret, and its
-// fake service accepting that key.
+// fake service accepting that key. The fake's ids are the test's own, as a
+// real service's are unique: the Metrics other tests left in the cluster
+// never record them.
 func newFixture() (string, *upstream) {
 	GinkgoHelper()
 	ns := newNamespace()
 	Expect(k8s.Create(rootCtx, apiKeySecret(ns, testKey))).To(Succeed())
-	return ns, newUpstream()
+	return ns, newUpstream(evalapitest.WithIDPrefix("met_" + ns + "_"))
 }
 
 var _ = Describe("Metric reconciler", func() {
@@ -246,6 +249,8 @@ var _ = Describe("Metric reconciler", func() {
 		m := humanBoolean(ns, "crashed")
 		m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: "2026-11-21T10:00:00Z"}
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		// The crash was just now: the create may still be in flight.
+		up.opts.Clock = clocktesting.NewFakePassiveClock(testStart)
 		startManager(up.opts)
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
 		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(BeZero())

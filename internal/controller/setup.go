@@ -71,6 +71,12 @@ type Options struct {
 	// copy, which restore the spec if someone changed it outside the cluster.
 	// 0 turns drift checks off; standalone mode has none.
 	DriftInterval time.Duration
+
+	// RequestTimeout is the Service's per-request timeout (--api-timeout): a
+	// create cut off mid-flight is settled from the service's list once this,
+	// plus a margin, has passed since its pending mark. Defaults to
+	// evalapi.DefaultTimeout.
+	RequestTimeout time.Duration
 }
 
 // secretRefIndex indexes objects by the name of the Secret holding their key.
@@ -132,6 +138,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
 	}
 	ctx := context.Background()
+	if err := indexRemoteIDs(ctx, mgr); err != nil {
+		return err
+	}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, secretRefIndex, b.creds.indexSecretRef); err != nil {
 			return fmt.Errorf("indexing %T by Secret: %w", k.obj, err)
@@ -159,7 +168,8 @@ func newMetricReconciler(b base, opts Options) *MetricReconciler {
 	if opts.Standalone {
 		interval = 0
 	}
-	return &MetricReconciler{base: b, standalone: opts.Standalone, drift: newDriftSchedule(interval, opts.Clock)}
+	return &MetricReconciler{base: b, standalone: opts.Standalone, drift: newDriftSchedule(interval, opts.Clock),
+		recovery: newRecovery(opts.RequestTimeout)}
 }
 
 func (c *credentials) indexSecretRef(obj client.Object) []string {

@@ -19,6 +19,7 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -41,10 +42,14 @@ var _ = Describe("Stopping the manager mid-create", func() {
 
 	// interrupt runs trials: each creates perTrial Metrics, starts a manager
 	// and, at a random point after the trial's first create request, stops it
-	// with stop. A last manager then runs until every Metric settles.
-	interrupt := func(ctx context.Context, f *fixture, trials int, stop func(*framework.MeteredManager) error) settled {
+	// with stop. A last manager then runs until every Metric settles. cut
+	// names the Metrics a stop left pending without an id.
+	interrupt := func(ctx context.Context, f *fixture, trials int, stop func(*framework.MeteredManager) error) (
+		s settled, cut map[string]bool,
+	) {
 		GinkgoHelper()
 		random := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
+		cut = map[string]bool{}
 		for trial := range trials {
 			f.createMetrics(ctx, fmt.Sprintf("stop-%02d", trial), perTrial)
 			before := f.server.Calls(evalapitest.OpCreateMetric)
@@ -53,24 +58,40 @@ var _ = Describe("Stopping the manager mid-create", func() {
 				WithContext(ctx).WithTimeout(30 * time.Second).Should(BeNumerically(">", before))
 			time.Sleep(time.Duration(random.Int64N(int64(maxStopDelay))))
 			Expect(stop(p)).To(Succeed())
+			maps.Copy(cut, f.pendingWithoutID(ctx))
 		}
 		f.start(reconcilers)
-		s := f.expectSettled(ctx, trials*perTrial, 2*time.Minute)
+		s = f.expectSettled(ctx, trials*perTrial, 2*time.Minute)
 		f.expectNoDuplicates()
-		return s
+		return s, cut
 	}
 
-	It("never creates a Metric twice, nor loses one, when killed (SIGKILL) at random points", func(ctx SpecContext) {
+	It("never creates a Metric twice, nor loses one, when killed (SIGKILL) at random points, and settles every cut-off create", func(ctx SpecContext) {
 		trials := scale(5, 50)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
-		s := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
-		toAdopt := f.expectNothingLost(ctx)
+		s, cut := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
+		f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		// The kills must have hit the window the create-pending guard
 		// protects, or this spec proved nothing.
-		Expect(s.unknown).To(BeNumerically(">", 0), "no kill landed between a create's pending annotation and its id")
+		Expect(cut).NotTo(BeEmpty(), "no kill landed between a create's pending annotation and its id")
+		Expect(s.unknown).To(BeZero(), "creates cut off by a kill were left for a person")
 		AddReportEntry("SIGKILL", fmt.Sprintf(
-			"%d kills; %d Metrics: %d Ready, %d CreateOutcomeUnknown (%d of them created upstream, flagged for adoption); %d upstream creates, 0 duplicates",
+			"%d kills; %d Metrics: %d Ready, 0 CreateOutcomeUnknown; %d left pending without an id by a kill: "+
+				"%d Recovered from the service's list, the others created again (never committed); %d upstream creates, 0 duplicates",
+			trials, trials*perTrial, s.ready, len(cut), s.recovered, f.server.Creates()), ReportEntryVisibilityAlways)
+	}, SpecTimeout(30*time.Minute))
+
+	It("leaves cut-off creates to a person, as before, when the service cannot list its Metrics (SIGKILL)", func(ctx SpecContext) {
+		trials := scale(3, 10)
+		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency), evalapitest.WithoutMetricLifecycle())
+		s, _ := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
+		toAdopt := f.expectNothingLost(ctx)
+		f.expectNoSecrets(ctx)
+		Expect(s.recovered).To(BeZero())
+		AddReportEntry("SIGKILL, no list", fmt.Sprintf(
+			"%d kills; %d Metrics: %d Ready, %d CreateOutcomeUnknown (%d of them created upstream, flagged for adoption); "+
+				"%d upstream creates, 0 duplicates",
 			trials, trials*perTrial, s.ready, s.unknown, toAdopt, f.server.Creates()), ReportEntryVisibilityAlways)
 	}, SpecTimeout(30*time.Minute))
 })

@@ -104,8 +104,9 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	latency   atomic.Int64 // time.Duration added to every request
-	// withoutLifecycle is set before the Server starts and never changes.
+	// withoutLifecycle and idPrefix are set before the Server starts and never change.
 	withoutLifecycle bool
+	idPrefix         string
 
 	mu        sync.Mutex
 	keys      map[string]bool
@@ -133,9 +134,14 @@ func WithLatency(d time.Duration) Option { return func(s *Server) { s.SetLatency
 // their operation; they play no faults.
 func WithoutMetricLifecycle() Option { return func(s *Server) { s.withoutLifecycle = true } }
 
+// WithIDPrefix makes the ids of created Metrics prefix followed by a sequence
+// number, instead of "met_" and the number, so that the Metrics of Servers
+// sharing one cluster never share an id.
+func WithIDPrefix(prefix string) Option { return func(s *Server) { s.idPrefix = prefix } }
+
 // New starts a Server on a loopback port.
 func New(opts ...Option) *Server {
-	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}}
+	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}, idPrefix: "met_"}
 	s.SetKeys(DefaultKey)
 	for _, opt := range opts {
 		opt(s)
@@ -451,7 +457,7 @@ func (s *Server) createMetric(r *http.Request, body []byte) (func() reply, reply
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		seq := len(s.metrics) + 1
-		m := evalapi.ResponseFor(fmt.Sprintf("met_%08d", seq), req)
+		m := evalapi.ResponseFor(fmt.Sprintf("%s%08d", s.idPrefix, seq), req)
 		s.metrics = append(s.metrics, CreatedMetric{ProjectID: projectID, Body: body, Metric: m})
 		s.stored[m.ID] = &storedMetric{RemoteMetric: RemoteMetric{ProjectID: projectID, Metric: m}, seq: seq}
 		return reply{http.StatusCreated, m}
