@@ -90,8 +90,8 @@ var _ = Describe("Stopping the manager mid-create", func() {
 		f.expectNoSecrets(ctx)
 		Expect(s.recovered).To(BeZero())
 		AddReportEntry("SIGKILL, no list", fmt.Sprintf(
-			"%d kills; %d Metrics: %d Ready, %d CreateOutcomeUnknown (%d of them created upstream, flagged for adoption); "+
-				"%d upstream creates, 0 duplicates",
+			"%d kills; %d Metrics: %d Ready, %d for a person (CreateOutcomeUnknown, or RemoteNotFound when a kill lost "+
+				"the status of a created Metric; %d of them created upstream, flagged for adoption); %d upstream creates, 0 duplicates",
 			trials, trials*perTrial, s.ready, s.unknown, toAdopt, f.server.Creates()), ReportEntryVisibilityAlways)
 	}, SpecTimeout(30*time.Minute))
 })
