@@ -70,7 +70,7 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix
 
 .PHONY: test
-test: manifests generate envtest ginkgo helm ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
+test: manifests generate envtest ginkgo helm kustomize ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
 	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/framework/... ./test/reliability
 
 ##@ Benchmarks and reliability
