@@ -87,7 +87,10 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alph
 		}
 	}
 	if hasPending(m) {
-		return r.settlePending(ctx, m)
+		// A create that never committed is sent again, through the guarded path.
+		return r.settlePending(ctx, m, func(key evalapi.APIKey) (outcome, ctrl.Result, error) {
+			return r.create(ctx, m, key)
+		})
 	}
 	if o, held, err := stillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.

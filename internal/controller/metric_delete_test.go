@@ -229,8 +229,8 @@ var _ = Describe("Metric deletion", func() {
 			c := readyCondition(m)(g)
 			g.Expect(c).To(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
 			return c.Message
-		}).Should(And(ContainSubstring("deleted while"), ContainSubstring("project proj-1"),
-			ContainSubstring(v1alpha1.MetricIDAnnotation), ContainSubstring("Orphan")))
+		}).Should(And(ContainSubstring("may have reached the service"), ContainSubstring("project proj-1"),
+			ContainSubstring("deletionPolicy to Orphan")))
 		Expect(up.Calls(evalapitest.OpDeleteMetric)).To(BeZero())
 
 		// The person finds the Metric and records its id: the deletion runs.

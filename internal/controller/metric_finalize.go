@@ -120,14 +120,23 @@ func kept(m *v1alpha1.Metric) string {
 // remote Metric left to wait for.
 func (r *MetricReconciler) deleteRemote(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
 	id := recordedID(m)
-	switch {
-	case id == "" && hasPending(m):
-		return stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
-			"deleted while an earlier create may have reached the service without its id being recorded: "+
-				"find the Metric in project %s and set annotation %s to its id (it will then be deleted), "+
-				"or set spec.deletionPolicy to Orphan to let the object go without deleting anything in the service",
-			m.Spec.ProjectID, v1alpha1.MetricIDAnnotation)), ctrl.Result{}, nil
-	case id == "":
+	if id == "" && hasPending(m) {
+		// An earlier create may have made a remote Metric: the service's list
+		// settles it as for a live Metric, and a recovered one is deleted.
+		o, res, err := r.settlePending(ctx, m, func(evalapi.APIKey) (outcome, ctrl.Result, error) {
+			return ready(v1alpha1.ReasonCompleted, "the earlier create never reached the service: nothing to delete"),
+				ctrl.Result{}, nil
+		})
+		switch {
+		case err == nil && o.reason == v1alpha1.ReasonRecovered:
+		case o.phase == phaseReady:
+			return o, res, err
+		default:
+			return withForceHint(o, res, err)
+		}
+		id = recordedID(m)
+	}
+	if id == "" {
 		return ready(v1alpha1.ReasonCompleted, "no remote Metric was created: nothing to delete"), ctrl.Result{}, nil
 	}
 	key, err := r.creds.apiKey(ctx, m)

@@ -91,9 +91,11 @@ func indexRemoteIDs(ctx context.Context, mgr ctrl.Manager) error {
 // settlePending decides a create whose outcome is unknown, once the request
 // can no longer be in flight: among the project's Metrics, one equal to the
 // spec and claimed by no other object is the one it created (Recovered);
-// none means it never committed, so it is sent again; anything else waits
-// for a person. It never creates while a created Metric could be missed.
-func (r *MetricReconciler) settlePending(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+// none means it never committed, and uncommitted says what then (create it
+// again, or, for a deleted Metric, nothing to delete); anything else waits
+// for a person. It never decides "none" while a created Metric could be missed.
+func (r *MetricReconciler) settlePending(ctx context.Context, m *v1alpha1.Metric,
+	uncommitted func(evalapi.APIKey) (outcome, ctrl.Result, error)) (outcome, ctrl.Result, error) {
 	at, ok := r.settleAt(m)
 	if !ok {
 		return needsPerson(m, fmt.Sprintf("the time in annotation %s is unreadable, so whether the request is over is unknown",
@@ -124,8 +126,7 @@ func (r *MetricReconciler) settlePending(ctx context.Context, m *v1alpha1.Metric
 		return needsPerson(m, fmt.Sprintf("none of the project's newest %d Metrics equals its spec, and older ones were not read",
 			recoveryPages*recoveryPageSize)), ctrl.Result{}, nil
 	}
-	// The create never committed: the guarded path marks it and sends it again.
-	return r.create(ctx, m, key)
+	return uncommitted(key)
 }
 
 // settleAt is when m's pending create can no longer be in flight; false when
