@@ -25,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -316,6 +317,21 @@ func (b *bench) upstreamCalls() int {
 
 // deleteMetrics deletes the Metrics of ns and waits until they are gone.
 func (b *bench) deleteMetrics(ctx context.Context, ns string) error {
+	// The run's manager may be gone: let go of the remote Metrics (cleanup,
+	// not measured) rather than wait for a finalizer nobody runs.
+	var all v1alpha1.MetricList
+	if err := b.k8s.List(ctx, &all, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("listing Metrics: %w", err)
+	}
+	unfinalized := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+	for i := range all.Items {
+		if len(all.Items[i].Finalizers) == 0 {
+			continue
+		}
+		if err := b.k8s.Patch(ctx, &all.Items[i], unfinalized); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing the finalizer of %s: %w", all.Items[i].Name, err)
+		}
+	}
 	if err := b.k8s.DeleteAllOf(ctx, &v1alpha1.Metric{}, client.InNamespace(ns)); err != nil {
 		return fmt.Errorf("deleting Metrics: %w", err)
 	}
