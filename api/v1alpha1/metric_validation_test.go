@@ -193,6 +193,10 @@ var _ = Describe("Metric validation", func() {
 		key, _, err := unstructured.NestedString(obj.Object, "spec", "apiKeySecretRef", "key")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(key).To(Equal("apiKey"))
+
+		stored, err := offline.Create(ctx, offlineObject(with(humanBoolean, unset("spec", "apiKeySecretRef", "key"))()))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(stored.Object["spec"]).To(HaveKeyWithValue("apiKeySecretRef", HaveKeyWithValue("key", "apiKey")))
 	})
 
 	DescribeTable("updating a Metric",

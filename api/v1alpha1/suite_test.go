@@ -35,12 +35,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/validate"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // The suite checks the CRDs' OpenAPI and CEL validation against a real
 // kube-apiserver, in the style of Gateway API's CEL tests: every case starts
 // from a valid object, applies one mutation, and asserts the exact messages.
+//
+// Every admission case has two runners: the API server, and the offline
+// admission of `kubectl eval validate` (internal/validate, from the document
+// as JSON, as the plugin reads it). Both must give the wanted outcome, and
+// the same one: the same reason and the same field causes (type, field and
+// message, in order). The Status messages differ only in the object's name,
+// which each generates from generateName, so the causes are what is compared.
 
 var (
 	ctx       context.Context
@@ -48,6 +56,8 @@ var (
 	env       *envtest.Environment
 	k8sClient client.Client
 	namespace string
+	// offline is the second runner, the plugin's validator.
+	offline *validate.Validator
 )
 
 func TestAPI(t *testing.T) {
@@ -59,6 +69,8 @@ var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
 
 	var err error
+	offline, err = validate.New()
+	Expect(err).NotTo(HaveOccurred())
 	env, err = framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
 	cfg, err := env.Start()
@@ -171,19 +183,51 @@ func causes(err error) []metav1.StatusCause {
 	return status.Status().Details.Causes
 }
 
-// expectCreate creates base after mutate and asserts the outcome.
+// expectCreate creates base after mutate and asserts the outcome, on both runners.
 func expectCreate(base manifest, mutate mutation, wantErrs []string) {
 	content := base()
 	mutate(content)
-	Expect(k8sClient.Create(ctx, object(content))).To(matchAdmission(wantErrs))
+	serverErr := k8sClient.Create(ctx, object(content))
+	Expect(serverErr).To(matchAdmission(wantErrs), "the API server")
+
+	content = base()
+	mutate(content)
+	_, offlineErr := offline.Create(ctx, offlineObject(content))
+	Expect(offlineErr).To(matchAdmission(wantErrs), "kubectl eval validate")
+	expectSameAdmission(offlineErr, serverErr)
 }
 
-// expectUpdate creates base, then updates it after mutate and asserts the outcome.
+// expectUpdate creates base, then updates it after mutate and asserts the
+// outcome, on both runners; offline, the created object is the old one.
 func expectUpdate(base manifest, mutate mutation, wantErrs []string) {
 	obj := object(base())
 	Expect(k8sClient.Create(ctx, obj)).To(Succeed())
 	mutate(obj.Object)
-	Expect(k8sClient.Update(ctx, obj)).To(matchAdmission(wantErrs))
+	serverErr := k8sClient.Update(ctx, obj)
+	Expect(serverErr).To(matchAdmission(wantErrs), "the API server")
+
+	old, err := offline.Create(ctx, offlineObject(base()))
+	Expect(err).NotTo(HaveOccurred())
+	content := base()
+	mutate(content)
+	_, offlineErr := offline.Update(ctx, offlineObject(content), old)
+	Expect(offlineErr).To(matchAdmission(wantErrs), "kubectl eval validate")
+	expectSameAdmission(offlineErr, serverErr)
+}
+
+// offlineObject is content as the plugin reads it from a file.
+func offlineObject(content map[string]any) *unstructured.Unstructured {
+	data, err := json.Marshal(object(content).Object)
+	Expect(err).NotTo(HaveOccurred())
+	obj, err := validate.Decode(data)
+	Expect(err).NotTo(HaveOccurred())
+	return obj
+}
+
+// expectSameAdmission asserts that the offline runner answered as the API server did.
+func expectSameAdmission(offlineErr, serverErr error) {
+	Expect(apierrors.ReasonForError(offlineErr)).To(Equal(apierrors.ReasonForError(serverErr)))
+	Expect(causes(offlineErr)).To(Equal(causes(serverErr)))
 }
 
 // Messages of the OpenAPI rules, in the "<field path>: <text>" form

@@ -1,0 +1,27 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package crd carries the CustomResourceDefinitions that `make manifests`
+// generates into bases/, compiled into the binaries that validate against
+// them, so the schema a tool checks is the one the cluster installs.
+package crd
+
+import "embed"
+
+// Bases holds bases/*.yaml, one CRD per file.
+//
+//go:embed bases/*.yaml
+var Bases embed.FS
