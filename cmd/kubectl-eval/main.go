@@ -18,7 +18,9 @@ limitations under the License.
 // eval-operator's Metrics in Git: `kubectl eval import` turns a project's
 // Metrics in the service into manifests, `kubectl eval export-ids` carries a
 // cluster's remote ids to the repository so another cluster adopts instead
-// of creating. Installed on PATH, kubectl runs it as `kubectl eval`.
+// of creating; `kubectl eval validate` and `kubectl eval plan` check
+// manifests before they merge, as the API server would admit them.
+// Installed on PATH, kubectl runs it as `kubectl eval`.
 package main
 
 import (
@@ -41,9 +43,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := newRootCommand(os.Stdout, os.Stderr, os.Getenv).ExecuteContext(ctx)
 	stop()
-	if err != nil {
-		os.Exit(1)
-	}
+	os.Exit(exitCode(err))
 }
 
 // newRootCommand is the plugin with its subcommands, writing to stdout and
@@ -59,7 +59,9 @@ func newRootCommand(stdout, stderr io.Writer, getenv func(string) string) *cobra
 	root.SetErr(stderr)
 	kube := &kubeFlags{}
 	kube.bind(root)
-	root.AddCommand(newImportCommand(kube, getenv), newExportIDsCommand(kube))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.AddCommand(newImportCommand(kube, getenv), newExportIDsCommand(kube),
+		newValidateCommand(kube), newPlanCommand(kube))
 	return root
 }
 

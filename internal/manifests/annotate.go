@@ -57,7 +57,7 @@ type Annotation struct {
 // annotated (another id already there, an ambiguous name, flow style) are,
 // with their Problem.
 func AnnotateFiles(paths []string, ids []ID) ([]Annotation, error) {
-	files, err := yamlFiles(paths)
+	files, err := YAMLFiles(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +72,8 @@ func AnnotateFiles(paths []string, ids []ID) ([]Annotation, error) {
 	return all, nil
 }
 
-// yamlFiles expands directories in paths to the YAML files below them.
-func yamlFiles(paths []string) ([]string, error) {
+// YAMLFiles expands directories in paths to the YAML files below them.
+func YAMLFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {

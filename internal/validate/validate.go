@@ -41,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/yaml"
@@ -272,15 +273,16 @@ func Causes(err error) []string {
 
 // Decode reads one YAML or JSON document the way kubectl sends it and the
 // API server decodes it: YAML to JSON, then JSON to unstructured content
-// (whole numbers int64, others float64).
+// (whole numbers int64, others float64). A document need not be an object
+// of any kind (a kustomization.yaml is not), but it must be a mapping.
 func Decode(doc []byte) (*unstructured.Unstructured, error) {
 	data, err := yaml.YAMLToJSON(doc)
 	if err != nil {
 		return nil, err
 	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		return nil, err
+	var content map[string]any
+	if err := utiljson.Unmarshal(data, &content); err != nil {
+		return nil, fmt.Errorf("not a YAML mapping: %w", err)
 	}
-	return u, nil
+	return &unstructured.Unstructured{Object: content}, nil
 }

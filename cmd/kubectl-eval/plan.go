@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// Actions of a plan: what a sync of the manifest would do.
+const (
+	actionCreate    = "create"    // a new remote Metric
+	actionAdopt     = "adopt"     // the remote Metric named by the metric-id annotation
+	actionUnchanged = "unchanged" // the manifest is what the cluster holds
+	actionUpdate    = "update"    // the spec changes; the remote Metric follows
+	actionRejected  = "rejected"  // the API server would not admit it
+	actionDelete    = "delete"    // a deletion to run
+	actionCompleted = "completed" // a deletion that already ran
+	actionRunning   = "running"   // a deletion under way
+)
+
+type planOptions struct {
+	checkOptions
+	output string
+}
+
+func newPlanCommand(kube *kubeFlags) *cobra.Command {
+	o := &planOptions{checkOptions: checkOptions{kube: kube}}
+	cmd := &cobra.Command{
+		Use:   "plan [PATH...] [--live | --base REV] [-o text|json]",
+		Short: "Show what a sync of the manifests would do, per object",
+		Long: `Reads manifests as validate does and says, per Metric, TestsetDeletion and
+TestcaseDeletion, what applying them would do: create a remote Metric, adopt one
+(metric-id annotation), leave it unchanged, update it, or be rejected by admission
+(with the API server's reason, e.g. an immutable field); a deletion to run, running
+or already completed. The old versions come from the cluster with --live, or from
+a Git revision with --base; without either, every object is new.
+Exit code 1 if any object would be rejected, 2 for bad usage or unreadable input.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd, args)
+		},
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "the output format: text or json")
+	return cmd
+}
+
+// planned is one object's line of the plan.
+type planned struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Action    string `json:"action"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+func (o *planOptions) run(cmd *cobra.Command, paths []string) error {
+	if o.output != "text" && o.output != "json" {
+		return usageError(fmt.Errorf("unknown output format %q: want text or json", o.output))
+	}
+	res, err := o.check(cmd, paths)
+	if err != nil {
+		return err
+	}
+	plan := make([]planned, 0, len(res.objects))
+	for _, c := range res.objects {
+		action, detail := planOf(c)
+		plan = append(plan, planned{
+			File: c.File, Line: c.Line, Kind: c.Object.GetKind(), Namespace: c.Object.GetNamespace(),
+			Name: c.Object.GetName(), Action: action, Detail: detail,
+		})
+	}
+	if err := writePlan(cmd.OutOrStdout(), o.output, plan); err != nil {
+		return err
+	}
+	if n := res.invalid(); n > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d objects would be rejected", n, len(res.objects))}
+	}
+	return nil
+}
+
+func writePlan(w io.Writer, format string, plan []planned) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(plan)
+	}
+	for _, p := range plan {
+		name := p.Name
+		if p.Namespace != "" {
+			name = p.Namespace + "/" + name
+		}
+		line := fmt.Sprintf("%s:%d: %s %s: %s", p.File, p.Line, p.Kind, name, p.Action)
+		if p.Detail != "" {
+			line += ": " + p.Detail
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planOf is what a sync would do with the checked object.
+func planOf(c checked) (action, detail string) {
+	if c.err != nil {
+		return actionRejected, c.err.Error()
+	}
+	if c.Object.GetKind() == "Metric" {
+		return planMetric(c)
+	}
+	return planDeletion(c)
+}
+
+func planMetric(c checked) (string, string) {
+	if c.old == nil {
+		if id := c.Object.GetAnnotations()[v1alpha1.MetricIDAnnotation]; id != "" {
+			return actionAdopt, "the remote Metric " + id
+		}
+		project, _, _ := unstructured.NestedString(c.stored.Object, "spec", "projectId")
+		return actionCreate, "a remote Metric in project " + project
+	}
+	if changed := changedFields(c.old, c.stored); len(changed) > 0 {
+		return actionUpdate, "spec." + strings.Join(changed, ", spec.")
+	}
+	return actionUnchanged, ""
+}
+
+func planDeletion(c checked) (string, string) {
+	if c.old == nil {
+		return actionDelete, ""
+	}
+	if success, _, _ := unstructured.NestedBool(c.old.Object, "status", "success"); success {
+		return actionCompleted, "deletion already completed"
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(c.old.Object, "status", "completionTime"); found {
+		return actionCompleted, "deletion finished without success; set the retry annotation to run it again"
+	}
+	if attempts, _, _ := unstructured.NestedInt64(c.old.Object, "status", "attempts"); attempts > 0 {
+		return actionRunning, fmt.Sprintf("%d attempts so far", attempts)
+	}
+	return actionUnchanged, ""
+}
+
+// changedFields are the spec fields that differ between old and new, sorted.
+func changedFields(old, new *unstructured.Unstructured) []string {
+	o, _, _ := unstructured.NestedMap(old.Object, "spec")
+	n, _, _ := unstructured.NestedMap(new.Object, "spec")
+	var changed []string
+	for k := range o {
+		if _, ok := n[k]; !ok {
+			changed = append(changed, k)
+		}
+	}
+	for k, v := range n {
+		if !apiequality.Semantic.DeepEqual(o[k], v) {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	return changed
+}
