@@ -99,6 +99,9 @@ func (r checkResult) invalid() int {
 	return n
 }
 
+// oldVersionFunc returns the old version of an object, nil if there is none.
+type oldVersionFunc func(context.Context, *unstructured.Unstructured) (*unstructured.Unstructured, error)
+
 // check reads the manifests at paths and admits each object of ours as the
 // API server would, as an update of its old version when one is known.
 func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, error) {
@@ -111,47 +114,64 @@ func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, e
 	if err != nil {
 		return res, err
 	}
-	namespace := o.kube.namespace
-	var olds func(context.Context, *unstructured.Unstructured) (*unstructured.Unstructured, error)
-	switch {
-	case o.base != "":
-		if olds, err = o.baseVersions(cmd.Context(), v, paths); err != nil {
-			return res, usageError(err)
-		}
-	case o.live:
-		c, ns, err := o.kube.client()
-		if err != nil {
-			return res, usageError(err)
-		}
-		namespace = ns
-		olds = liveVersions(c)
+	olds, namespace, err := o.oldVersions(cmd.Context(), v, paths)
+	if err != nil {
+		return res, usageError(err)
 	}
 	for _, d := range docs {
-		gvk := d.Object.GroupVersionKind()
-		if gvk.Group != v1alpha1.GroupVersion.Group {
+		if d.Object.GroupVersionKind().Group != v1alpha1.GroupVersion.Group {
 			res.ignored++
 			continue
 		}
 		if d.Object.GetNamespace() == "" && namespace != "" {
 			d.Object.SetNamespace(namespace)
 		}
-		c := checked{Document: d}
-		switch {
-		case !v.Handles(gvk):
-			c.err = fmt.Errorf("no matches for kind %q in version %q", gvk.Kind, gvk.GroupVersion())
-		case olds != nil:
-			if c.old, err = olds(cmd.Context(), d.Object); err != nil {
-				return res, err
-			}
-		}
-		if c.err == nil && c.old != nil {
-			c.stored, c.err = v.Update(cmd.Context(), d.Object, c.old)
-		} else if c.err == nil {
-			c.stored, c.err = v.Create(cmd.Context(), d.Object)
+		c, err := checkOne(cmd.Context(), v, d, olds)
+		if err != nil {
+			return res, err
 		}
 		res.objects = append(res.objects, c)
 	}
 	return res, nil
+}
+
+// oldVersions is where the old versions come from (--base, --live, or
+// nowhere: nil), and the namespace for manifests without one.
+func (o *checkOptions) oldVersions(ctx context.Context, v *validate.Validator, paths []string) (oldVersionFunc, string, error) {
+	switch {
+	case o.base != "":
+		olds, err := o.baseVersions(ctx, v, paths)
+		return olds, o.kube.namespace, err
+	case o.live:
+		c, ns, err := o.kube.client()
+		if err != nil {
+			return nil, "", err
+		}
+		return liveVersions(c), ns, nil
+	}
+	return nil, o.kube.namespace, nil
+}
+
+// checkOne admits one object, as an update when olds knows an old version.
+func checkOne(ctx context.Context, v *validate.Validator, d validate.Document, olds oldVersionFunc) (checked, error) {
+	c := checked{Document: d}
+	gvk := d.Object.GroupVersionKind()
+	if !v.Handles(gvk) {
+		c.err = fmt.Errorf("no matches for kind %q in version %q", gvk.Kind, gvk.GroupVersion())
+		return c, nil
+	}
+	if olds != nil {
+		var err error
+		if c.old, err = olds(ctx, d.Object); err != nil {
+			return c, err
+		}
+	}
+	if c.old != nil {
+		c.stored, c.err = v.Update(ctx, d.Object, c.old)
+	} else {
+		c.stored, c.err = v.Create(ctx, d.Object)
+	}
+	return c, nil
 }
 
 // objectKey matches an object with its old version.
@@ -167,7 +187,7 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 // baseVersions reads the paths at the --base revision and matches objects
 // by kind, namespace and name, wherever the file they are in. Each is taken
 // as the API server would have stored it (defaulted).
-func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, paths []string) (func(context.Context, *unstructured.Unstructured) (*unstructured.Unstructured, error), error) {
+func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, paths []string) (oldVersionFunc, error) {
 	docs, err := validate.ReadGit(o.base, paths)
 	if err != nil {
 		return nil, err
@@ -195,7 +215,7 @@ func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, 
 }
 
 // liveVersions reads each object from the cluster; a missing one is a create.
-func liveVersions(c client.Client) func(context.Context, *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func liveVersions(c client.Client) oldVersionFunc {
 	return func(ctx context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		live := &unstructured.Unstructured{}
 		live.SetGroupVersionKind(u.GroupVersionKind())
