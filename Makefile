@@ -127,7 +127,7 @@ dev: build envtest ## Run a local control plane and the manager (standalone, RES
 
 .PHONY: test-e2e
 test-e2e: manifests generate envtest ginkgo promtool ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).
-	$(GINKGO) $(GINKGO_FLAGS) ./test/e2e
+	PROMQL_NAMES=$(PROMQL_NAMES) $(GINKGO) $(GINKGO_FLAGS) ./test/e2e
 
 ##@ Deployment
 
@@ -139,7 +139,7 @@ PLATFORMS ?= linux/amd64,linux/arm64
 ignore-not-found ?= false
 CHART ?= charts/eval-operator
 # helm-lint also renders the chart with every option on.
-HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key
+HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key,certManager.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG.
