@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -97,7 +98,7 @@ func usedMetricNames(files ...string) []string {
 }
 
 func stderrOf(err error) string {
-	if exitErr, ok := err.(*exec.ExitError); ok {
+	if exitErr := (*exec.ExitError)(nil); errors.As(err, &exitErr) {
 		return string(exitErr.Stderr)
 	}
 	return ""
