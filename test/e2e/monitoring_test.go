@@ -73,7 +73,7 @@ var _ = Describe("The alerts and the dashboard", func() {
 
 	It("notice a misspelt name", func() {
 		families := map[string]*dto.MetricFamily{
-			"evaloperator_objects": {Type: dto.MetricType_GAUGE.Enum()},
+			"evaloperator_objects":                       {Type: dto.MetricType_GAUGE.Enum()},
 			"evaloperator_rest_request_duration_seconds": {Type: dto.MetricType_HISTOGRAM.Enum()},
 		}
 		Expect(notExported([]string{"evaloperator_objects", "evaloperator_rest_request_duration_seconds_bucket",
