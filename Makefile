@@ -19,6 +19,9 @@ GINKGO ?= $(LOCALBIN)/ginkgo
 HELM ?= $(LOCALBIN)/helm
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest
+# Built from the prometheus module pinned in hack/promtool/go.mod.
+PROMTOOL ?= $(LOCALBIN)/promtool
+PROMQL_NAMES ?= $(LOCALBIN)/promql-names
 ENVTEST_DIR ?= $(LOCALBIN)/k8s
 
 # Test suites find the control plane here (sigs.k8s.io/controller-runtime/pkg/envtest).
@@ -48,6 +51,7 @@ manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	cp config/crd/bases/*.yaml charts/eval-operator/crds/
 	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
 	hack/argocd-health.sh
+	hack/monitoring.sh
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods.
@@ -70,8 +74,13 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix
 
 .PHONY: test
-test: manifests generate envtest ginkgo helm kustomize ## Run the unit and envtest suites (CEL, controllers, REST server) and the short reliability runs.
+test: manifests generate envtest ginkgo helm kustomize test-rules ## Run the unit and envtest suites (CEL, controllers, REST server), the alerting rule tests and the short reliability runs.
 	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/framework/... ./test/reliability
+
+.PHONY: test-rules
+test-rules: promtool ## Check the alerting rules and run their unit tests (promtool test rules).
+	$(PROMTOOL) check rules config/prometheus/rules.yaml
+	$(PROMTOOL) test rules config/prometheus/rules_test.yaml
 
 ##@ Benchmarks and reliability
 
@@ -117,8 +126,8 @@ dev: build envtest ## Run a local control plane and the manager (standalone, RES
 	exec $(LOCALBIN)/dev --manager=$(LOCALBIN)/manager -- $(ARGS)
 
 .PHONY: test-e2e
-test-e2e: manifests generate envtest ginkgo ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).
-	$(GINKGO) $(GINKGO_FLAGS) ./test/e2e
+test-e2e: manifests generate envtest ginkgo promtool ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).
+	PROMQL_NAMES=$(PROMQL_NAMES) $(GINKGO) $(GINKGO_FLAGS) ./test/e2e
 
 ##@ Deployment
 
@@ -130,7 +139,7 @@ PLATFORMS ?= linux/amd64,linux/arm64
 ignore-not-found ?= false
 CHART ?= charts/eval-operator
 # helm-lint also renders the chart with every option on.
-HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key
+HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key,certManager.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG.
@@ -228,6 +237,17 @@ $(HELM): $(LOCALBIN)
 kustomize: $(KUSTOMIZE) ## Install kustomize.
 $(KUSTOMIZE): $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: promtool
+promtool: $(PROMTOOL) $(PROMQL_NAMES) ## Build promtool and promql-names (the metric names in rules and dashboards) from hack/promtool.
+
+# remove_all_sd leaves out the service discoveries, which rule tests never use
+# (and some of whose modules the proxy does not serve).
+PROMTOOL_BUILD = cd hack/promtool && CGO_ENABLED=0 go build -trimpath -tags remove_all_sd
+$(PROMTOOL): hack/promtool/go.mod | $(LOCALBIN)
+	$(PROMTOOL_BUILD) -o $@ github.com/prometheus/prometheus/cmd/promtool
+$(PROMQL_NAMES): hack/promtool/go.mod hack/promtool/promql-names/main.go | $(LOCALBIN)
+	$(PROMTOOL_BUILD) -o $@ ./promql-names
 
 .PHONY: setup-envtest
 setup-envtest: $(SETUP_ENVTEST)

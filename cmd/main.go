@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -46,6 +47,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/restapi"
+	"github.com/eval-operator/eval-operator/internal/statemetrics"
 )
 
 // config is the manager's command line.
@@ -66,6 +68,8 @@ type config struct {
 
 	metricsAddr             string
 	secureMetrics           bool
+	metricsCertDir          string
+	metricsNamespaceLabel   bool
 	enableHTTP2             bool
 	probeAddr               string
 	leaderElect             bool
@@ -115,6 +119,10 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Address of the Prometheus metrics endpoint; 0 disables it. HTTPS with authentication unless --metrics-secure=false.")
 	fs.BoolVar(&c.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS, allowing only clients authorized by TokenReview and SubjectAccessReview.")
+	fs.StringVar(&c.metricsCertDir, "metrics-cert-dir", "",
+		"Directory holding tls.crt and tls.key for the metrics endpoint (e.g. a mounted cert-manager Secret, reloaded when it changes); empty serves a self-signed certificate.")
+	fs.BoolVar(&c.metricsNamespaceLabel, "metrics-namespace-label", false,
+		"Add the object's namespace (label object_namespace) to the evaloperator_objects gauge: one series per namespace and state.")
 	fs.BoolVar(&c.enableHTTP2, "enable-http2", false,
 		"Allow HTTP/2 on the metrics endpoint (off by default: HTTP/2 rapid reset and stream cancellation attacks).")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
@@ -228,6 +236,7 @@ func run(c config) error {
 	metricsOpts := metricsserver.Options{
 		BindAddress:   c.metricsAddr,
 		SecureServing: c.secureMetrics,
+		CertDir:       c.metricsCertDir,
 		TLSOpts:       tlsOpts,
 	}
 	if c.secureMetrics {
@@ -250,6 +259,10 @@ func run(c config) error {
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
+	}
+
+	if err := metrics.Registry.Register(statemetrics.New(mgr.GetCache(), c.metricsNamespaceLabel)); err != nil {
+		return fmt.Errorf("registering the object state metrics: %w", err)
 	}
 
 	svc, err := c.service()

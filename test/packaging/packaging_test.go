@@ -19,6 +19,7 @@ package packaging
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -40,7 +41,7 @@ var crdNames = []string{
 // optIns are the commented-out entries of config/default/kustomization.yaml
 // that a user uncomments to turn a feature on.
 var optIns = []string{"../prometheus", "../network-policy", "path: manager_api_patch.yaml",
-	"path: manager_upstream_patch.yaml"}
+	"path: manager_upstream_patch.yaml", "../certmanager", "../grafana", "path: manager_serving_cert_patch.yaml"}
 
 // allOptions turns on every optional part of the Helm chart.
 var allOptions = []string{
@@ -50,6 +51,10 @@ var allOptions = []string{
 	"serviceMonitor.enabled=true",
 	"apiUrl=https://evaluation.example.com/api/v2",
 	"defaultApiKeySecret=eval-api-key",
+	"certManager.enabled=true",
+	"prometheusRule.enabled=true",
+	"grafanaDashboard.enabled=true",
+	"metrics.namespaceLabel=true",
 }
 
 // podSecurityWarning is how the API server starts a Pod Security warning.
@@ -135,7 +140,8 @@ var _ = Describe("kustomize config/default", func() {
 	It("applies with every opt-in turned on", func(ctx SpecContext) {
 		all := kustomize(ctx, withOptIns())
 		allObjs := decode(all)
-		Expect(kinds(allObjs)).To(ContainElements("ServiceMonitor", "NetworkPolicy"))
+		Expect(kinds(allObjs)).To(ContainElements("ServiceMonitor", "NetworkPolicy", "PrometheusRule",
+			"Certificate", "Issuer"))
 		expectLeastPrivilege(allObjs)
 		expectRestricted(allObjs)
 		_, c := manager(allObjs)
@@ -144,8 +150,11 @@ var _ = Describe("kustomize config/default", func() {
 
 		// Same field manager as the plain render: this is the upgrade path.
 		Expect(apply(ctx, "packaging-kustomize", all)).NotTo(ContainSubstring(podSecurityWarning))
+		Expect(c.Args).To(ContainElement("--metrics-cert-dir=/etc/eval-operator/serving-cert"))
 		kubectl(ctx, nil, "get", "-n", "eval-operator-system",
 			"servicemonitor/eval-operator-controller-manager-metrics-monitor",
+			"prometheusrule/eval-operator-alerts", "configmap/eval-operator-grafana-dashboard",
+			"certificate/eval-operator-serving-cert", "issuer/eval-operator-selfsigned-issuer",
 			"networkpolicy/eval-operator-allow-metrics-traffic", "networkpolicy/eval-operator-allow-api-traffic")
 	}, SpecTimeout(2*time.Minute))
 })
@@ -202,6 +211,12 @@ var _ = Describe("Helm chart", func() {
 			[]string{"--serve-api=:9443", "--rest-sync-timeout=30s",
 				"--tls-cert-file=/etc/eval-operator/tls/tls.crt", "--tls-key-file=/etc/eval-operator/tls/tls.key"},
 			nil),
+		Entry("cert-manager serves metrics and the REST server",
+			[]string{"certManager.enabled=true", "serveApi.enabled=true", "metrics.namespaceLabel=true"},
+			[]string{"--metrics-cert-dir=/etc/eval-operator/serving-cert", "--metrics-namespace-label",
+				"--tls-cert-file=/etc/eval-operator/serving-cert/tls.crt",
+				"--tls-key-file=/etc/eval-operator/serving-cert/tls.key"},
+			nil),
 		Entry("metrics off, no leader election",
 			[]string{"metrics.enabled=false", "leaderElection.enabled=false"},
 			[]string{"--metrics-bind-address=0"},
@@ -231,6 +246,56 @@ func expectSameFile(orig, dup string) {
 	got, err := os.ReadFile(dup)
 	Expect(err).NotTo(HaveOccurred(), "run make manifests")
 	Expect(string(got)).To(Equal(string(want)), "%s differs from %s: run make manifests", dup, orig)
+}
+
+var _ = Describe("Helm chart monitoring", func() {
+	It("has the ServiceMonitor verify the cert-manager certificate of the metrics Service", func(ctx SpecContext) {
+		objs := decode(helmTemplate(ctx, "eo", "ops", "serviceMonitor.enabled=true", "certManager.enabled=true"))
+		monitors := withKind(objs, "ServiceMonitor")
+		Expect(monitors).To(HaveLen(1))
+		endpoints, _, _ := unstructured.NestedSlice(monitors[0].Object, "spec", "endpoints")
+		Expect(endpoints).To(HaveLen(1))
+		Expect(endpoints[0]).To(HaveKeyWithValue("tlsConfig", map[string]any{
+			"ca":         map[string]any{"secret": map[string]any{"name": "eo-eval-operator-serving-cert", "key": "ca.crt"}},
+			"serverName": "eo-eval-operator-metrics.ops.svc",
+		}))
+		certs := withKind(objs, "Certificate")
+		Expect(certs).To(HaveLen(1))
+		dnsNames, _, _ := unstructured.NestedStringSlice(certs[0].Object, "spec", "dnsNames")
+		Expect(dnsNames).To(ContainElement("eo-eval-operator-metrics.ops.svc"))
+	})
+
+	It("refuses a ServiceMonitor that could not verify the manager's certificate", func(ctx SpecContext) {
+		cmd := exec.CommandContext(ctx, tool("HELM", filepath.Join(repoRoot, "bin", "helm")), "template", "eo",
+			filepath.Join(repoRoot, "charts", "eval-operator"), "--set", "serviceMonitor.enabled=true")
+		out, err := cmd.CombinedOutput()
+		Expect(err).To(HaveOccurred())
+		Expect(string(out)).To(ContainSubstring("needs a verifiable certificate"))
+	})
+
+	It("ships the rules and the dashboard of config/", func(ctx SpecContext) {
+		chart := filepath.Join(repoRoot, "charts", "eval-operator", "files")
+		expectSameFile(filepath.Join(repoRoot, "config", "prometheus", "rules.yaml"),
+			filepath.Join(chart, "prometheus-rules.yaml"))
+		expectSameFile(filepath.Join(repoRoot, "config", "grafana", "eval-operator.json"),
+			filepath.Join(chart, "grafana-dashboard.json"))
+		objs := decode(helmTemplate(ctx, "eo", "ops", "grafanaDashboard.enabled=true"))
+		dashboards := ofKind[corev1.ConfigMap](objs, "ConfigMap")
+		Expect(dashboards).To(ContainElement(And(
+			HaveField("ObjectMeta.Labels", HaveKeyWithValue("grafana_dashboard", "1")),
+			HaveField("Data", HaveKey("eval-operator.json")))))
+	})
+})
+
+// withKind returns the objects of one kind.
+func withKind(objs []unstructured.Unstructured, kind string) []unstructured.Unstructured {
+	var found []unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			found = append(found, o)
+		}
+	}
+	return found
 }
 
 var _ = Describe("the manager", func() {

@@ -67,9 +67,12 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	kubeconfig = filepath.Join(dir, "kubeconfig")
 	Expect(os.WriteFile(kubeconfig, data, 0o600)).To(Succeed())
 
-	// The Prometheus opt-ins need the ServiceMonitor kind.
-	crd, err := os.ReadFile(filepath.Join("testdata", "servicemonitor-crd.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	apply(ctx, "packaging-prerequisites", crd)
-	waitEstablished(ctx, "servicemonitors.monitoring.coreos.com")
+	// The Prometheus and cert-manager opt-ins need their kinds.
+	for _, file := range []string{"servicemonitor-crd.yaml", "monitoring-crds.yaml"} {
+		crd, err := os.ReadFile(filepath.Join("testdata", file))
+		Expect(err).NotTo(HaveOccurred())
+		apply(ctx, "packaging-prerequisites", crd)
+	}
+	waitEstablished(ctx, "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
+		"issuers.cert-manager.io", "certificates.cert-manager.io")
 }, NodeTimeout(3*time.Minute))

@@ -68,6 +68,28 @@ control-plane: controller-manager
 /etc/eval-operator/tls
 {{- end }}
 
+{{/* The Secret of the cert-manager serving certificate (certManager.enabled). */}}
+{{- define "eval-operator.servingCertSecret" -}}
+{{ include "eval-operator.fullname" . }}-serving-cert
+{{- end }}
+
+{{/* Where the serving certificate's Secret is mounted. */}}
+{{- define "eval-operator.servingCertDir" -}}
+/etc/eval-operator/serving-cert
+{{- end }}
+
+{{/*
+The directory of the REST server's tls.crt and tls.key: tls.certSecret if
+set, else the cert-manager serving certificate; empty serves plain HTTP.
+*/}}
+{{- define "eval-operator.restTLSDir" -}}
+{{- if .Values.tls.certSecret }}
+{{- include "eval-operator.tlsDir" . }}
+{{- else if .Values.certManager.enabled }}
+{{- include "eval-operator.servingCertDir" . }}
+{{- end }}
+{{- end }}
+
 {{/*
 The manager's flags, one per setting; toYaml quotes whatever the values hold.
 Optional settings are left out when empty so the manager's defaults apply.
@@ -83,6 +105,12 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- if $v.metrics.enabled }}
 {{- $args = append $args (printf "--metrics-bind-address=:%v" $v.metrics.port) }}
 {{- $args = append $args (printf "--metrics-secure=%t" $v.metrics.secure) }}
+{{- if and $v.metrics.secure $v.certManager.enabled }}
+{{- $args = append $args (printf "--metrics-cert-dir=%s" (include "eval-operator.servingCertDir" .)) }}
+{{- end }}
+{{- if $v.metrics.namespaceLabel }}
+{{- $args = append $args "--metrics-namespace-label" }}
+{{- end }}
 {{- else }}
 {{- $args = append $args "--metrics-bind-address=0" }}
 {{- end }}
@@ -101,9 +129,9 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- if $v.serveApi.enabled }}
 {{- $args = append $args (printf "--serve-api=:%v" $v.serveApi.port) }}
 {{- $args = append $args (printf "--rest-sync-timeout=%s" $v.restSyncTimeout) }}
-{{- if $v.tls.certSecret }}
-{{- $args = append $args (printf "--tls-cert-file=%s/tls.crt" (include "eval-operator.tlsDir" .)) }}
-{{- $args = append $args (printf "--tls-key-file=%s/tls.key" (include "eval-operator.tlsDir" .)) }}
+{{- with include "eval-operator.restTLSDir" . }}
+{{- $args = append $args (printf "--tls-cert-file=%s/tls.crt" .) }}
+{{- $args = append $args (printf "--tls-key-file=%s/tls.key" .) }}
 {{- end }}
 {{- end }}
 {{- $args = append $args (printf "--zap-log-level=%v" $v.logLevel) }}
