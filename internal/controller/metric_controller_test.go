@@ -334,7 +334,7 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(up.Creates()).To(Equal(1))
 	})
 
-	It("reports a missing Secret and a key that is not an ak_ key, and never sends the latter", func() {
+	It("reports a missing Secret and a key that breaks the key rules, and never sends the latter", func() {
 		startManager(up.opts)
 		missing := humanBoolean(ns, "no-secret")
 		missing.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "absent"}
@@ -348,6 +348,13 @@ var _ = Describe("Metric reconciler", func() {
 		wrong.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "bad", Key: "token"}
 		Expect(k8s.Create(rootCtx, wrong)).To(Succeed())
 		Eventually(readyCondition(wrong)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonInvalidCredentials))
+		// A valid key with the trailing newline of `kubectl create secret --from-file`.
+		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "newline", testKey+"\n"))).To(Succeed())
+		newline := humanBoolean(ns, "newline-key")
+		newline.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "newline"}
+		Expect(k8s.Create(rootCtx, newline)).To(Succeed())
+		Eventually(readyCondition(newline)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonInvalidCredentials))
+		Expect(readyCondition(newline)(Default).Message).NotTo(ContainSubstring(strings.TrimPrefix(testKey, "ak_")))
 		Expect(up.Calls(evalapitest.OpCreateMetric)).To(BeZero())
 
 		// Creating the missing Secret re-triggers the Metric through the Secret watch.

@@ -83,6 +83,8 @@ var _ = AfterSuite(func() {
 type manager struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// cache is the manager's cache, for tests of what it holds.
+	cache cache.Cache
 }
 
 func startManager(opts controller.Options) *manager {
@@ -95,13 +97,13 @@ func startManager(opts controller.Options) *manager {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		// A manager sees only its test's namespace: what an earlier test left
 		// behind must not call this test's fake service or take its faults.
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{testNamespace: {}}},
+		Cache: controller.CacheOptions([]string{testNamespace}),
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controller.SetupWithManager(mgr, opts)).To(Succeed())
 
 	ctx, cancel := context.WithCancel(rootCtx)
-	m := &manager{cancel: cancel, done: make(chan struct{})}
+	m := &manager{cancel: cancel, done: make(chan struct{}), cache: mgr.GetCache()}
 	go func() {
 		defer GinkgoRecover()
 		defer close(m.done)

@@ -81,7 +81,7 @@ type keyUnusableError struct{ outcome }
 func (e *keyUnusableError) Error() string { return e.message }
 
 // apiKey returns the key for obj. A missing Secret or key, or a key that is
-// not an ak_ key, is a *keyUnusableError; any other error is transient.
+// not Valid, is a *keyUnusableError; any other error is transient.
 func (c *credentials) apiKey(ctx context.Context, obj v1alpha1.Object) (evalapi.APIKey, error) {
 	ref := c.refOf(obj)
 	if ref == nil {
@@ -111,7 +111,8 @@ func (c *credentials) apiKey(ctx context.Context, obj v1alpha1.Object) (evalapi.
 	key := evalapi.APIKey(raw)
 	if !key.Valid() {
 		return "", &keyUnusableError{stalled(v1alpha1.ReasonInvalidCredentials,
-			fmt.Sprintf("key %q of Secret %q is not an API key (ak_...); it was not sent", ref.Key, ref.Name))}
+			fmt.Sprintf("key %q of Secret %q is not an API key (%s followed by at least %d visible ASCII characters, "+
+				"no whitespace or line break); it was not sent", ref.Key, ref.Name, evalapi.KeyPrefix, evalapi.MinKeySecretLen))}
 	}
 	return key, nil
 }

@@ -395,7 +395,8 @@ func statusKind(status int, apiErr *APIError) ErrorKind {
 		return KindRateLimited
 	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
 		return KindNotFound
-	case status == http.StatusServiceUnavailable:
+	case status == http.StatusServiceUnavailable, status == http.StatusRequestTimeout:
+		// 408: the request was not read whole, so nothing was acted on.
 		return KindUnavailable
 	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
 		// A gateway answered; it may have forwarded the request before it failed.

@@ -288,6 +288,8 @@ var _ = Describe("Client", func() {
 			Entry("503 with an HTML page", 503, "<html>Service Unavailable</html>", evalapi.KindUnavailable),
 			Entry("503 with an ApiError", 503, apiErrorBody, evalapi.KindUnavailable),
 			Entry("429 with an HTML page", 429, "<html>Too Many Requests</html>", evalapi.KindRateLimited),
+			Entry("408 with an ApiError: retryable", 408, `{"code":"REQUEST_TIMEOUT","message":"m","details":{}}`, evalapi.KindUnavailable),
+			Entry("408 with an HTML page: retryable", 408, "<html>Request Timeout</html>", evalapi.KindUnavailable),
 			Entry("401", 401, `{"code":"UNAUTHORIZED","message":"m","details":{}}`, evalapi.KindUnauthorized),
 			Entry("404 with the service's NOT_FOUND", 404, `{"code":"NOT_FOUND","message":"m","details":{}}`, evalapi.KindNotFound),
 			Entry("404 with an HTML page", 404, "<html>Not Found</html>", evalapi.KindNotFound),
@@ -298,7 +300,7 @@ var _ = Describe("Client", func() {
 		)
 
 		It("reports a key the service does not accept as Unauthorized, with the API's message", func() {
-			_, err := client.DeleteTestset(ctx, "ak_some-other-key", "ts1")
+			_, err := client.DeleteTestset(ctx, "ak_some-other-key-0123", "ts1")
 			e := asError(err)
 			Expect(e.Kind).To(Equal(evalapi.KindUnauthorized))
 			Expect(e.API.Message).To(Equal(evalapi.MessageUnauthorized))
@@ -379,13 +381,28 @@ var _ = Describe("Client", func() {
 			Expect(opErr.Op).To(Equal("dial"))
 		})
 
-		It("never sends a key that is not an ak_ key", func() {
-			for op, call := range operations {
-				err := call(client, "sk_not-an-api-key")
-				Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent), op)
-				Expect(err).To(MatchError(evalapi.ErrInvalidKey), op)
-				Expect(fake.Calls(op)).To(BeZero(), op)
-			}
+		DescribeTable("never sends a key that breaks the key rules",
+			func(bad evalapi.APIKey) {
+				for op, call := range operations {
+					err := call(client, bad)
+					Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent), op)
+					Expect(err).To(MatchError(evalapi.ErrInvalidKey), op)
+					Expect(err.Error()).NotTo(ContainSubstring(strings.TrimSpace(string(bad))), op)
+					Expect(fake.Calls(op)).To(BeZero(), op)
+				}
+			},
+			Entry("not ak_", evalapi.APIKey("sk_not-an-api-key-at-all")),
+			Entry("a trailing newline", key+"\n"),
+			Entry("a space inside", evalapi.APIKey("ak_0123456789 abcdef")),
+			Entry("a tab", evalapi.APIKey("ak_0123456789\tabcdef")),
+			Entry("non-ASCII", evalapi.APIKey("ak_0123456789abcdé")),
+			Entry("a control character", evalapi.APIKey("ak_0123456789abcdef\x7f")),
+			Entry("15 characters after ak_", evalapi.APIKey("ak_0123456789abcde")),
+		)
+
+		It("sends a key of ak_ and 16 visible ASCII characters", func() {
+			_, err := client.DeleteTestset(ctx, "ak_!\"#$%&'()*+,-./~", "ts1")
+			Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindUnauthorized), "sent, and refused by the fake")
 		})
 
 		It("reports a cancelled context as NotSent without calling the service", func() {

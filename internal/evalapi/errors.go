@@ -22,10 +22,11 @@ import (
 	"time"
 )
 
-// ErrInvalidKey is the Err of a KindNotSent error whose key does not start
-// with ak_: such a key is never sent, so callers can report invalid
-// credentials rather than a network problem.
-var ErrInvalidKey = errors.New("the API key does not start with " + KeyPrefix + ", so it was not sent")
+// ErrInvalidKey is the Err of a KindNotSent error whose key is not Valid:
+// such a key is never sent, so callers can report invalid credentials rather
+// than a network problem.
+var ErrInvalidKey = fmt.Errorf("the API key is not %s followed by at least %d visible ASCII characters, so it was not sent",
+	KeyPrefix, MinKeySecretLen)
 
 // ErrorKind classifies a failed call by what the caller should do about it.
 type ErrorKind int
@@ -37,16 +38,16 @@ const (
 	KindNotSent ErrorKind = iota + 1
 	// KindUnauthorized: the service answered 401. Retrying with the same key is pointless.
 	KindUnauthorized
-	// KindRejected: the service answered a 4xx other than 401, 404, 405 and
-	// 429, or a 3xx. It acted on nothing; the request, or the base URL, must change.
+	// KindRejected: the service answered a 4xx other than 401, 404, 405, 408
+	// and 429, or a 3xx. It acted on nothing; the request, or the base URL, must change.
 	KindRejected
 	// KindRateLimited: the service answered 429 and acted on nothing;
 	// RetryAfter says when to try again.
 	KindRateLimited
 	// KindUnavailable: the service itself answered that the request failed:
 	// a 500 (or another 5xx but 502 and 504) carrying its own ApiError (code,
-	// message and details all present), or any 503. A retry is safe, even of
-	// a create.
+	// message and details all present), any 503, or a 408 (the request timed
+	// out before the service read it whole). A retry is safe, even of a create.
 	KindUnavailable
 	// KindOutcomeUnknown: the request was sent, but whether the service acted
 	// on it is unknown: no answer arrived (timeout, connection reset), a 2xx

@@ -28,12 +28,28 @@ type APIKey string
 // KeyPrefix starts every valid API key. A key without it is never sent.
 const KeyPrefix = "ak_"
 
+// MinKeySecretLen is the fewest characters a valid key has after KeyPrefix.
+const MinKeySecretLen = 16
+
 func (APIKey) String() string   { return "ak_[redacted]" }
 func (APIKey) GoString() string { return "ak_[redacted]" }
 
-// Valid reports whether the key has the shape of an API key.
+// Valid reports whether the key has the shape of an API key: KeyPrefix and
+// at least MinKeySecretLen more characters, all visible ASCII (no space, no
+// line break). The operator sends and the REST server accepts only valid
+// keys: a key with a trailing newline, as `kubectl create secret
+// --from-file` stores it, would otherwise be refused by the HTTP library on
+// every attempt and look like an outage.
 func (k APIKey) Valid() bool {
-	return len(k) > len(KeyPrefix) && string(k[:len(KeyPrefix)]) == KeyPrefix
+	if len(k) < len(KeyPrefix)+MinKeySecretLen || string(k[:len(KeyPrefix)]) != KeyPrefix {
+		return false
+	}
+	for i := range len(k) {
+		if k[i] < '!' || k[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // Service is the Evaluation Service as the reconcilers use it. Both

@@ -43,10 +43,10 @@ var _ = Describe("Standalone", func() {
 	})
 
 	It("completes deletions at once", func() {
-		s, err := svc.BulkDeleteTestcases(ctx, "ak_x", []string{"tc1"})
+		s, err := svc.BulkDeleteTestcases(ctx, "ak_x0123456789abcdef", []string{"tc1"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Success).To(BeTrue())
-		s, err = svc.DeleteTestset(ctx, "ak_x", "ts1")
+		s, err = svc.DeleteTestset(ctx, "ak_x0123456789abcdef", "ts1")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Success).To(BeTrue())
 	})
@@ -82,7 +82,7 @@ var _ = Describe("Standalone", func() {
 
 	It("answers an update with the desired variant in response form under the id", func() {
 		spec := evalapi.SpecFor("p", minimal("ai", "float"))
-		m, err := svc.UpdateMetric(ctx, "ak_x", "met_1", evalapi.DesiredVariant(&spec))
+		m, err := svc.UpdateMetric(ctx, "ak_x0123456789abcdef", "met_1", evalapi.DesiredVariant(&spec))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m).To(Equal(evalapi.ResponseFor("met_1", evalapi.RequestFor(&spec))))
 	})

@@ -42,29 +42,48 @@ import (
 const keyHashIndex = "apiKeyHash"
 
 // keyring knows the API keys the server accepts: the apiKey of every Secret
-// labelled evaluation.eval-operator.dev/api-key=true, in any namespace. It
-// reads them from an informer that lists and watches only those Secrets, so
+// labelled evaluation.eval-operator.dev/api-key=true, in the watched
+// namespaces (all, or Options.Namespaces) that the server serves (tenants).
+// It reads them from informers that list and watch only those Secrets, so
 // no other Secret is ever cached, and a deleted or unlabelled Secret (the
 // watch reports both as a deletion) stops working at once.
 type keyring struct {
-	informer toolscache.SharedIndexInformer
+	// informers hold the key Secrets: one for all namespaces, or one per
+	// watched namespace.
+	informers []toolscache.SharedIndexInformer
+	tenants   *tenants
 }
 
-func newKeyring(cs kubernetes.Interface) (*keyring, error) {
-	selector := evaluationv1alpha1.APIKeyLabel + "=true"
-	informer := coreinformers.NewFilteredSecretInformer(cs, metav1.NamespaceAll, 0,
-		toolscache.Indexers{keyHashIndex: indexKeyHash},
-		func(o *metav1.ListOptions) { o.LabelSelector = selector })
-	if err := informer.SetTransform(keepOnlyAPIKey); err != nil {
-		return nil, fmt.Errorf("setting the key Secret transform: %w", err)
+// newKeyring returns a keyring of the key Secrets in namespaces (empty:
+// all) that tenants serves.
+func newKeyring(cs kubernetes.Interface, namespaces []string, tenants *tenants) (*keyring, error) {
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
 	}
-	return &keyring{informer: informer}, nil
+	selector := evaluationv1alpha1.APIKeyLabel + "=true"
+	k := &keyring{tenants: tenants}
+	for _, ns := range namespaces {
+		informer := coreinformers.NewFilteredSecretInformer(cs, ns, 0,
+			toolscache.Indexers{keyHashIndex: indexKeyHash},
+			func(o *metav1.ListOptions) { o.LabelSelector = selector })
+		if err := informer.SetTransform(keepOnlyAPIKey); err != nil {
+			return nil, fmt.Errorf("setting the key Secret transform: %w", err)
+		}
+		k.informers = append(k.informers, informer)
+	}
+	return k, nil
 }
 
-// run runs the informer until ctx is done; it returns once the Secrets are listed.
+// run runs the informers until ctx is done; it returns once the Secrets
+// (and the served namespaces) are listed.
 func (k *keyring) run(ctx context.Context) error {
-	go k.informer.RunWithContext(ctx)
-	if !toolscache.WaitForCacheSync(ctx.Done(), k.informer.HasSynced) {
+	all := append(slices.Clone(k.informers), k.tenants.informers()...)
+	synced := make([]toolscache.InformerSynced, 0, len(all))
+	for _, informer := range all {
+		go informer.RunWithContext(ctx)
+		synced = append(synced, informer.HasSynced)
+	}
+	if !toolscache.WaitForCacheSync(ctx.Done(), synced...) {
 		return errors.New("listing the API key Secrets did not finish")
 	}
 	return nil
@@ -110,22 +129,26 @@ func hashKey(key []byte) string {
 // does not say which namespace it grants.
 var errAmbiguousKey = errors.New("the API key is held by Secrets in more than one namespace")
 
-// lookup returns the Secret holding key. When several Secrets of one
-// namespace hold it, the first by name is used, so every replica agrees.
+// lookup returns the Secret holding key in a served namespace. When several
+// Secrets of one namespace hold it, the first by name is used, so every
+// replica agrees.
 func (k *keyring) lookup(key string) (types.NamespacedName, bool, error) {
 	if !evalapi.APIKey(key).Valid() {
 		return types.NamespacedName{}, false, nil
 	}
-	objs, err := k.informer.GetIndexer().ByIndex(keyHashIndex, hashKey([]byte(key)))
-	if err != nil {
-		return types.NamespacedName{}, false, fmt.Errorf("looking up the API key: %w", err)
-	}
 	var holders []types.NamespacedName
-	for _, obj := range objs {
-		s := obj.(*corev1.Secret)
-		// The hashes matched; compare the keys themselves in constant time.
-		if subtle.ConstantTimeCompare(s.Data[evaluationv1alpha1.DefaultAPIKeySecretKey], []byte(key)) == 1 {
-			holders = append(holders, types.NamespacedName{Namespace: s.Namespace, Name: s.Name})
+	for _, informer := range k.informers {
+		objs, err := informer.GetIndexer().ByIndex(keyHashIndex, hashKey([]byte(key)))
+		if err != nil {
+			return types.NamespacedName{}, false, fmt.Errorf("looking up the API key: %w", err)
+		}
+		for _, obj := range objs {
+			s := obj.(*corev1.Secret)
+			// The hashes matched; compare the keys themselves in constant time.
+			if subtle.ConstantTimeCompare(s.Data[evaluationv1alpha1.DefaultAPIKeySecretKey], []byte(key)) == 1 &&
+				k.tenants.serves(s.Namespace) {
+				holders = append(holders, types.NamespacedName{Namespace: s.Namespace, Name: s.Name})
+			}
 		}
 	}
 	if len(holders) == 0 {

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
@@ -77,6 +78,13 @@ type Options struct {
 	// that no other Secret is cached.
 	KubeClient kubernetes.Interface
 
+	// Namespaces, when not empty, are the only namespaces whose key Secrets
+	// are read (--watch-namespaces); the Cache must cover them.
+	Namespaces []string
+	// NamespaceSelector selects the namespaces whose keys the server
+	// accepts (--rest-namespace-selector); nil or empty serves all.
+	NamespaceSelector labels.Selector
+
 	// SyncTimeout bounds how long a request waits for the reconciler
 	// (--rest-sync-timeout). Default 10s.
 	SyncTimeout time.Duration
@@ -116,7 +124,11 @@ func New(opts Options) (*Server, error) {
 	if err := defaultOptions(&opts); err != nil {
 		return nil, err
 	}
-	keys, err := newKeyring(opts.KubeClient)
+	tenants, err := newTenants(opts.KubeClient, opts.NamespaceSelector)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := newKeyring(opts.KubeClient, opts.Namespaces, tenants)
 	if err != nil {
 		return nil, err
 	}

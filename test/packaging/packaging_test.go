@@ -305,6 +305,9 @@ var _ = Describe("the manager", func() {
 			kustomize(ctx, withOptIns()),
 			helmTemplate(ctx, "eo", "ops", allOptions...),
 			helmTemplate(ctx, "eo", "ops", "metrics.enabled=false", "leaderElection.namespace=ops"),
+			kustomize(ctx, filepath.Join(repoRoot, "config", "namespaced")),
+			helmTemplate(ctx, "eo", "ops", "watchNamespaces={a,b}", "serveApi.enabled=true",
+				"restNamespaceSelector=x=y", "allowInsecureApiUrl=true"),
 		}
 		for _, r := range renders {
 			_, c := manager(decode(r))

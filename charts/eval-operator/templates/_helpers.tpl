@@ -134,6 +134,15 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--tls-key-file=%s/tls.key" .) }}
 {{- end }}
 {{- end }}
+{{- with $v.watchNamespaces }}
+{{- $args = append $args (printf "--watch-namespaces=%s" (join "," .)) }}
+{{- end }}
+{{- if and $v.serveApi.enabled $v.restNamespaceSelector }}
+{{- $args = append $args (printf "--rest-namespace-selector=%s" $v.restNamespaceSelector) }}
+{{- end }}
+{{- if $v.allowInsecureApiUrl }}
+{{- $args = append $args "--allow-insecure-api-url" }}
+{{- end }}
 {{- $args = append $args (printf "--zap-log-level=%v" $v.logLevel) }}
 {{- toYaml (concat $args $v.extraArgs) }}
 {{- end }}

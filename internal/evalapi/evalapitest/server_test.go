@@ -124,7 +124,7 @@ var _ = Describe("Server", func() {
 	})
 
 	It("answers 401 to a missing, malformed or unknown key, and counts the call", func() {
-		for _, auth := range []string{"", "ak_unknown", "Basic " + evalapitest.DefaultKey, "Bearer ak_unknown"} {
+		for _, auth := range []string{"", "ak_unknown-0123456789", "Basic " + evalapitest.DefaultKey, "Bearer ak_unknown-0123456789"} {
 			a := do(http.MethodDelete, "/testsets/ts1", "", withAuth(auth))
 			Expect(a.status).To(Equal(http.StatusUnauthorized), auth)
 			Expect(a.body).To(Equal(unauthorizedBody))
@@ -134,9 +134,9 @@ var _ = Describe("Server", func() {
 	})
 
 	It("accepts the keys set at runtime and no others", func() {
-		fake.SetKeys("ak_new1", "ak_new2")
+		fake.SetKeys("ak_new1-0123456789ab", "ak_new2-0123456789ab")
 		Expect(do(http.MethodDelete, "/testsets/ts1", "").status).To(Equal(http.StatusUnauthorized))
-		Expect(do(http.MethodDelete, "/testsets/ts1", "", withAuth("Bearer ak_new2")).status).To(Equal(http.StatusOK))
+		Expect(do(http.MethodDelete, "/testsets/ts1", "", withAuth("Bearer ak_new2-0123456789ab")).status).To(Equal(http.StatusOK))
 	})
 
 	DescribeTable("validates a create as the API does",

@@ -1,0 +1,129 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package packaging
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// generatedRules are the manager's rules as `make manifests` generates them.
+func generatedRules() []rbacv1.PolicyRule {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "config", "rbac", "role.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var role rbacv1.ClusterRole
+	Expect(yaml.Unmarshal(data, &role)).To(Succeed())
+	return role.Rules
+}
+
+// expectNamespaceScoped checks a namespace-scoped render: the manager
+// watches namespaces only, each has a Role with the generated rules on
+// namespaced kinds, and the cluster-wide roles add only the rules on
+// cluster-scoped kinds (no Secret read anywhere else).
+func expectNamespaceScoped(objs []unstructured.Unstructured, namespaces ...string) {
+	GinkgoHelper()
+	_, c := manager(objs)
+	Expect(c.Args).To(ContainElement("--watch-namespaces=" + strings.Join(namespaces, ",")))
+	var clusterRules []rbacv1.PolicyRule
+	for _, role := range ofKind[rbacv1.ClusterRole](objs, "ClusterRole") {
+		for _, r := range role.Rules {
+			Expect(r.Resources).NotTo(ContainElement("secrets"), "ClusterRole %s reads Secrets", role.Name)
+			if slices.Contains(r.APIGroups, "apiextensions.k8s.io") {
+				clusterRules = append(clusterRules, r)
+			}
+		}
+	}
+	for _, ns := range namespaces {
+		var found []rbacv1.PolicyRule
+		for _, role := range ofKind[rbacv1.Role](objs, "Role") {
+			if role.Namespace == ns {
+				found = append(found, role.Rules...)
+			}
+		}
+		Expect(append(found, clusterRules...)).To(ConsistOf(generatedRules()), "the rules granted in %s", ns)
+		Expect(ofKind[rbacv1.RoleBinding](objs, "RoleBinding")).To(ContainElement(And(
+			HaveField("Namespace", ns), HaveField("RoleRef.Kind", "Role"))), "no RoleBinding in %s", ns)
+	}
+	expectLeastPrivilege(objs)
+	expectRestricted(objs)
+}
+
+var _ = Describe("kustomize config/namespaced", func() {
+	It("grants the manager Roles in its namespace instead of cluster-wide Secret read", func(ctx SpecContext) {
+		rendered := kustomize(ctx, filepath.Join(repoRoot, "config", "namespaced"))
+		expectNamespaceScoped(decode(rendered), "team-a")
+
+		apply(ctx, "packaging-kustomize", namespace("team-a"))
+		Expect(apply(ctx, "packaging-kustomize", rendered)).NotTo(ContainSubstring(podSecurityWarning))
+		kubectl(ctx, nil, "get", "-n", "team-a", "role/eval-operator-manager-role",
+			"rolebinding/eval-operator-manager-rolebinding")
+	}, SpecTimeout(2*time.Minute))
+})
+
+var _ = Describe("Helm chart in namespace-scoped mode", func() {
+	values := []string{"watchNamespaces={team-b,team-c}", "metricQuota=500", "serveApi.enabled=true",
+		"restNamespaceSelector=eval-operator.dev/rest=enabled", "allowInsecureApiUrl=true"}
+
+	It("grants Roles in the watched namespaces, and namespace read only for the selector", func(ctx SpecContext) {
+		objs := decode(helmTemplate(ctx, "eo", "ops", values...))
+		expectNamespaceScoped(objs, "team-b", "team-c")
+		_, c := manager(objs)
+		Expect(c.Args).To(ContainElements("--rest-namespace-selector=eval-operator.dev/rest=enabled",
+			"--allow-insecure-api-url"))
+		Expect(ofKind[rbacv1.ClusterRole](objs, "ClusterRole")).To(ContainElement(And(
+			HaveField("Name", "eo-eval-operator-namespace-reader"),
+			HaveField("Rules", ConsistOf(HaveField("Resources", ConsistOf("namespaces")))))))
+
+		defaults := decode(helmTemplate(ctx, "eo", "ops", "serveApi.enabled=true"))
+		Expect(ofKind[rbacv1.ClusterRole](defaults, "ClusterRole")).NotTo(ContainElement(
+			HaveField("Name", "eo-eval-operator-namespace-reader")), "namespaces are read only with a selector")
+		_, c = manager(defaults)
+		Expect(c.Args).NotTo(ContainElement(HavePrefix("--watch-namespaces")))
+		Expect(kinds(defaults)).NotTo(ContainElement("ResourceQuota"))
+	})
+
+	It("bounds the Metrics of each watched namespace with a ResourceQuota", func(ctx SpecContext) {
+		quotas := ofKind[corev1.ResourceQuota](decode(helmTemplate(ctx, "eo", "ops", values...)), "ResourceQuota")
+		Expect(quotas).To(HaveLen(2))
+		for _, q := range quotas {
+			Expect(q.Namespace).To(BeElementOf("team-b", "team-c"))
+			Expect(q.Spec.Hard).To(HaveKeyWithValue(corev1.ResourceName("count/metrics.evaluation.eval-operator.dev"),
+				HaveField("String()", "500")))
+		}
+	})
+
+	It("applies to a real API server", func(ctx SpecContext) {
+		for _, ns := range []string{"helm-scoped", "team-b", "team-c"} {
+			apply(ctx, "packaging-helm-scoped", namespace(ns))
+		}
+		rendered := helmTemplate(ctx, "scoped", "helm-scoped", values...)
+		Expect(apply(ctx, "packaging-helm-scoped", rendered)).NotTo(ContainSubstring(podSecurityWarning))
+		kubectl(ctx, nil, "get", "-n", "team-b", "role/scoped-eval-operator-manager",
+			"rolebinding/scoped-eval-operator-manager", "resourcequota/scoped-eval-operator-metrics")
+	}, SpecTimeout(2*time.Minute))
+})
