@@ -45,7 +45,8 @@ help: ## Show this help.
 # service's API, so they are numbers (float64) in the CRD too.
 manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
-	cp config/crd/bases/*.yaml charts/eval-operator/crds/
+	rm -f charts/eval-operator/files/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/eval-operator/files/crds/
 	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
 	hack/argocd-health.sh
 
@@ -130,7 +131,7 @@ PLATFORMS ?= linux/amd64,linux/arm64
 ignore-not-found ?= false
 CHART ?= charts/eval-operator
 # helm-lint also renders the chart with every option on.
-HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key
+HELM_ALL_OPTIONS ?= replicaCount=2,serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG.
@@ -176,7 +177,7 @@ undeploy: kustomize ## Remove what deploy installed, CRDs included.
 
 .PHONY: helm-lint
 helm-lint: helm ## Lint and render the Helm chart (defaults and every option on); check its CRDs and RBAC match config/.
-	diff -r config/crd/bases $(CHART)/crds
+	diff -r config/crd/bases $(CHART)/files/crds
 	diff config/rbac/role.yaml $(CHART)/files/manager-role.yaml
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set $(HELM_ALL_OPTIONS)
