@@ -225,3 +225,18 @@ func prefixed(prefix string, names []string) []string {
 	}
 	return out
 }
+
+var _ = DescribeTable("the values schema rejects",
+	func(ctx SpecContext, value, field string) {
+		_, stderr, err := runErr(ctx, nil, helmBin(), "template", "eo", filepath.Join(repoRoot, "charts", "eval-operator"),
+			"--set", value)
+		Expect(err).To(HaveOccurred(), "helm template accepted %s", value)
+		Expect(stderr).To(ContainSubstring(field))
+	},
+	Entry("an unknown crds key", "crds.install=true", "additional properties 'install'"),
+	Entry("a budget of no pod", "podDisruptionBudget.maxUnavailable=0", "/podDisruptionBudget/maxUnavailable"),
+	Entry("an unknown eviction policy", "podDisruptionBudget.unhealthyPodEvictionPolicy=Never",
+		"/podDisruptionBudget/unhealthyPodEvictionPolicy"),
+	Entry("a spread without a topology key", "topologySpreadConstraints[0].maxSkew=1", "/topologySpreadConstraints/0"),
+	Entry("a memory limit that is no quantity", "resources.limits.memory=lots", "/resources/limits/memory"),
+)
