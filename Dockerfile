@@ -2,6 +2,8 @@
 # plugin beside it (docker cp it out, or run it with --entrypoint).
 #   docker build -t ghcr.io/eval-operator/eval-operator:dev .
 # Multi-platform: docker buildx build --platform linux/amd64,linux/arm64 ...
+# `make image` builds the same image without Docker (hack/image): keep the
+# paths (/manager, /kubectl-eval), the user and the entrypoint in step with it.
 FROM golang:1.26 AS builder
 ARG TARGETOS
 ARG TARGETARCH

@@ -29,6 +29,8 @@ export KUBEBUILDER_ASSETS ?= $(ENVTEST_DIR)
 
 GINKGO_FLAGS ?= --timeout=30m --poll-progress-after=120s
 
+comma := ,
+
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
 
@@ -48,7 +50,8 @@ help: ## Show this help.
 # service's API, so they are numbers (float64) in the CRD too.
 manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:allowDangerousTypes=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
-	cp config/crd/bases/*.yaml charts/eval-operator/crds/
+	rm -f charts/eval-operator/files/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/eval-operator/files/crds/
 	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
 	hack/argocd-health.sh
 	hack/monitoring.sh
@@ -139,7 +142,55 @@ PLATFORMS ?= linux/amd64,linux/arm64
 ignore-not-found ?= false
 CHART ?= charts/eval-operator
 # helm-lint also renders the chart with every option on.
-HELM_ALL_OPTIONS ?= serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key,certManager.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
+HELM_ALL_OPTIONS ?= replicaCount=2,serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key,certManager.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
+
+# make image builds IMG without a container engine (hack/image): static
+# binaries for IMAGE_PLATFORMS on an empty base, with CA_CERTS.
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_DIR ?= dist/image
+CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
+IMAGE_TOOL ?= $(LOCALBIN)/image
+
+.PHONY: image
+image: image-tool ## Build IMG for IMAGE_PLATFORMS without Docker: OCI layout dist/image/oci, tarball dist/image/eval-operator.tar.
+	@for p in $(subst $(comma), ,$(IMAGE_PLATFORMS)); do \
+		os=$${p%/*}; arch=$${p#*/}; out=$(IMAGE_DIR)/bin/$${os}_$${arch}; \
+		echo "go build $$p"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="-s -w" -o $$out/manager ./cmd; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="-s -w" -o $$out/kubectl-eval ./cmd/kubectl-eval; \
+	done
+	$(IMAGE_TOOL) build --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) --ca-certs=$(CA_CERTS) \
+	  --bin-dir=$(IMAGE_DIR)/bin --layout=$(IMAGE_DIR)/oci --tarball=$(IMAGE_DIR)/eval-operator.tar
+
+# With podman on the machine, image-check also loads the tarball (which must
+# work) and runs the image; a sandbox that cannot run containers at all
+# (e.g. no permission to set rlimits) is reported, not failed.
+.PHONY: image-check
+image-check: image ## Check the image: user, entrypoint, no shell, static binaries, both platforms, /manager --help, pushable.
+	$(IMAGE_TOOL) check --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) \
+	  --layout=$(IMAGE_DIR)/oci --tarball=$(IMAGE_DIR)/eval-operator.tar
+	@if ! command -v podman >/dev/null; then echo "podman not installed: the image itself was not run"; exit 0; fi; \
+	podman load -q -i $(IMAGE_DIR)/eval-operator.tar; \
+	if out=$$(podman run --rm --read-only $(IMG) --help 2>&1); then \
+		grep -q -- -api-url <<<"$$out" || { echo "$$out"; echo "podman: /manager --help printed no usage" >&2; exit 1; }; \
+		echo "ok podman: the image runs /manager --help with a read-only root"; \
+	elif grep -q 'OCI permission denied\|OCI runtime error\|cannot set up namespace\|newuidmap' <<<"$$out"; then \
+		echo "podman cannot run containers on this machine, the image was not run: $$out"; \
+	else echo "$$out"; exit 1; fi
+
+# make chart packages the chart to run IMG: its repository in values.yaml,
+# its tag as the appVersion (the default image tag).
+CHART_VERSION ?= $(shell sed -n 's/^version: //p' $(CHART)/Chart.yaml)
+IMG_TAG = $(lastword $(subst :, ,$(IMG)))
+IMG_REPO = $(patsubst %:$(IMG_TAG),%,$(IMG))
+
+.PHONY: chart
+chart: manifests helm ## Package the chart, running IMG, as dist/eval-operator-CHART_VERSION.tgz.
+	rm -rf dist/chart && mkdir -p dist/chart && cp -r $(CHART) dist/chart/
+	sed -i '0,/^  repository: /s|^  repository: .*|  repository: $(IMG_REPO)|' dist/chart/eval-operator/values.yaml
+	$(HELM) package dist/chart/eval-operator --version $(CHART_VERSION) --app-version $(IMG_TAG) -d dist
+	$(HELM) template eval-operator dist/eval-operator-$(CHART_VERSION).tgz | grep -q 'image: $(IMG)$$' || \
+		{ echo "dist/eval-operator-$(CHART_VERSION).tgz does not run $(IMG)" >&2; exit 1; }
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG.
@@ -185,7 +236,7 @@ undeploy: kustomize ## Remove what deploy installed, CRDs included.
 
 .PHONY: helm-lint
 helm-lint: helm ## Lint and render the Helm chart (defaults and every option on); check its CRDs and RBAC match config/.
-	diff -r config/crd/bases $(CHART)/crds
+	diff -r config/crd/bases $(CHART)/files/crds
 	diff config/rbac/role.yaml $(CHART)/files/manager-role.yaml
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set $(HELM_ALL_OPTIONS)
@@ -248,6 +299,11 @@ $(PROMTOOL): hack/promtool/go.mod | $(LOCALBIN)
 	$(PROMTOOL_BUILD) -o $@ github.com/prometheus/prometheus/cmd/promtool
 $(PROMQL_NAMES): hack/promtool/go.mod hack/promtool/promql-names/main.go | $(LOCALBIN)
 	$(PROMTOOL_BUILD) -o $@ ./promql-names
+
+.PHONY: image-tool
+image-tool: $(IMAGE_TOOL) ## Build hack/image, which builds and checks the image.
+$(IMAGE_TOOL): hack/image/go.mod hack/image/go.sum $(wildcard hack/image/*.go) | $(LOCALBIN)
+	cd hack/image && go build -o $(IMAGE_TOOL) .
 
 .PHONY: setup-envtest
 setup-envtest: $(SETUP_ENVTEST)

@@ -41,13 +41,20 @@ import (
 // stderr; it fails the spec, showing stderr, if the command fails.
 func run(ctx context.Context, stdin []byte, name string, args ...string) (stdout []byte, stderr string) {
 	GinkgoHelper()
+	stdout, stderr, err := runErr(ctx, stdin, name, args...)
+	Expect(err).NotTo(HaveOccurred(), "%s %s\n%s", name, strings.Join(args, " "), stderr)
+	return stdout, stderr
+}
+
+// runErr runs a command from the repository root that may fail.
+func runErr(ctx context.Context, stdin []byte, name string, args ...string) (stdout []byte, stderr string, err error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = repoRoot
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	Expect(cmd.Run()).To(Succeed(), "%s %s\n%s", name, strings.Join(args, " "), errOut.String())
-	return out.Bytes(), errOut.String()
+	err = cmd.Run()
+	return out.Bytes(), errOut.String(), err
 }
 
 // tool is the command named by the environment variable env (the Makefile
@@ -92,10 +99,9 @@ func kustomize(ctx context.Context, dir string) []byte {
 	return out
 }
 
-// helmTemplate renders the chart, CRDs included, with values given as --set
-// key=value pairs. It skips the spec when helm is not installed and nothing
-// asked for it; under make, HELM is set and a missing helm fails.
-func helmTemplate(ctx context.Context, release, namespace string, values ...string) []byte {
+// helmBin is the helm command. It skips the spec when helm is not installed
+// and nothing asked for it; under make, HELM is set and a missing helm fails.
+func helmBin() string {
 	GinkgoHelper()
 	helm := os.Getenv("HELM")
 	if helm == "" {
@@ -104,14 +110,29 @@ func helmTemplate(ctx context.Context, release, namespace string, values ...stri
 			Skip("bin/helm is missing: run `make helm`, or `make test-packaging`, which installs it")
 		}
 	}
+	return helm
+}
+
+// helmTemplate renders the chart, CRDs included, with values given as --set
+// key=value pairs.
+func helmTemplate(ctx context.Context, release, namespace string, values ...string) []byte {
+	GinkgoHelper()
 	args := make([]string, 0, 6+2*len(values))
 	args = append(args, "template", release, filepath.Join(repoRoot, "charts", "eval-operator"),
 		"--namespace", namespace, "--include-crds")
 	for _, v := range values {
 		args = append(args, "--set", v)
 	}
-	out, _ := run(ctx, nil, helm, args...)
+	out, _ := run(ctx, nil, helmBin(), args...)
 	return out
+}
+
+// helm runs helm against the test API server, which keeps the releases (in
+// Secrets) like any cluster.
+func helm(ctx context.Context, args ...string) (stdout []byte) {
+	GinkgoHelper()
+	stdout, _ = run(ctx, nil, helmBin(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	return stdout
 }
 
 // namespace is a Namespace that warns about Pods breaking the restricted Pod

@@ -45,6 +45,7 @@ var optIns = []string{"../prometheus", "../network-policy", "path: manager_api_p
 
 // allOptions turns on every optional part of the Helm chart.
 var allOptions = []string{
+	"replicaCount=2",
 	"serveApi.enabled=true",
 	"tls.certSecret=eval-operator-api-tls",
 	"networkPolicy.enabled=true",
@@ -165,11 +166,11 @@ var _ = Describe("Helm chart", func() {
 		bases := filepath.Join(repoRoot, "config", "crd", "bases")
 		entries, err := os.ReadDir(bases)
 		Expect(err).NotTo(HaveOccurred())
-		copies, err := os.ReadDir(filepath.Join(chart, "crds"))
+		copies, err := os.ReadDir(filepath.Join(chart, "files", "crds"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(copies).To(HaveLen(len(entries)), "charts/eval-operator/crds: run make manifests")
+		Expect(copies).To(HaveLen(len(entries)), "charts/eval-operator/files/crds: run make manifests")
 		for _, e := range entries {
-			expectSameFile(filepath.Join(bases, e.Name()), filepath.Join(chart, "crds", e.Name()))
+			expectSameFile(filepath.Join(bases, e.Name()), filepath.Join(chart, "files", "crds", e.Name()))
 		}
 		expectSameFile(filepath.Join(repoRoot, "config", "rbac", "role.yaml"),
 			filepath.Join(chart, "files", "manager-role.yaml"))

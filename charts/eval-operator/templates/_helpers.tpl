@@ -173,3 +173,26 @@ a rolling update never SIGKILLs a create in flight.
 {{- end }}
 {{- add $longest 5 10 }}
 {{- end }}
+
+{{/*
+The pods' topology spread: topologySpreadConstraints when set, else, with
+more than one replica, one pod per node where the scheduler can, so a node
+failure takes one REST server (every replica serves) and at most the leader.
+ScheduleAnyway still schedules on a single-node cluster.
+*/}}
+{{- define "eval-operator.topologySpreadConstraints" -}}
+{{- if .Values.topologySpreadConstraints }}
+{{- toYaml .Values.topologySpreadConstraints }}
+{{- else if gt (int .Values.replicaCount) 1 }}
+- maxSkew: 1
+  topologyKey: kubernetes.io/hostname
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector:
+    matchLabels:
+      {{- include "eval-operator.selectorLabels" . | nindent 6 }}
+  matchLabelKeys:
+  - pod-template-hash
+{{- else }}
+[]
+{{- end }}
+{{- end }}

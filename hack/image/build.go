@@ -1,0 +1,335 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+const (
+	// user is distroless's "nonroot", numeric so runAsNonRoot can verify it.
+	user = "65532:65532"
+	// entrypoint is the manager; kubectl-eval sits beside it.
+	entrypoint  = "/manager"
+	caCertsPath = "etc/ssl/certs/ca-certificates.crt"
+	// containerdName and ociRefName name the image in index.json for
+	// containerd (docker load, kind load) and OCI tools.
+	containerdName = "io.containerd.image.name"
+	ociRefName     = "org.opencontainers.image.ref.name"
+)
+
+// epoch is every timestamp in the image, so that the same binaries always
+// give the same digests.
+var epoch = time.Unix(0, 0).UTC()
+
+// binaries are the files of the application layer, from each platform's
+// build directory.
+var binaries = []string{"manager", "kubectl-eval"}
+
+type buildFlags struct {
+	ref, binDir, platforms, caCerts, layoutDir, tarballPath, dockerPlatform string
+}
+
+func build(args []string) error {
+	var f buildFlags
+	flags := flag.NewFlagSet("build", flag.ContinueOnError)
+	flags.StringVar(&f.ref, "ref", "", "the image reference the release pushes, e.g. ghcr.io/eval-operator/eval-operator:v0.1.0")
+	flags.StringVar(&f.binDir, "bin-dir", "", "directory with <os>_<arch>/manager and <os>_<arch>/kubectl-eval")
+	flags.StringVar(&f.platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated os/arch")
+	flags.StringVar(&f.caCerts, "ca-certs", "/etc/ssl/certs/ca-certificates.crt", "CA certificate bundle (PEM)")
+	flags.StringVar(&f.layoutDir, "layout", "", "OCI image layout directory to write (replaced)")
+	flags.StringVar(&f.tarballPath, "tarball", "", "tarball to write: the OCI layout plus a docker-archive manifest.json")
+	flags.StringVar(&f.dockerPlatform, "docker-platform", "linux/amd64",
+		"the platform whose image manifest.json lists, for docker load without the containerd image store")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if f.ref == "" || f.binDir == "" || f.layoutDir == "" || f.tarballPath == "" {
+		return fmt.Errorf("build needs --ref, --bin-dir, --layout and --tarball")
+	}
+	tag, err := name.NewTag(f.ref)
+	if err != nil {
+		return fmt.Errorf("--ref: %w", err)
+	}
+	certs, err := os.ReadFile(f.caCerts)
+	if err != nil {
+		return fmt.Errorf("CA certificates (install Debian's ca-certificates or pass --ca-certs): %w", err)
+	}
+	base, err := layer(baseFiles(certs))
+	if err != nil {
+		return err
+	}
+
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	var dockerImage v1.Image
+	for _, p := range strings.Split(f.platforms, ",") {
+		platform, err := v1.ParsePlatform(p)
+		if err != nil {
+			return fmt.Errorf("--platforms: %w", err)
+		}
+		img, err := platformImage(base, *platform, filepath.Join(f.binDir, platform.OS+"_"+platform.Architecture))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
+			Add: img, Descriptor: v1.Descriptor{Platform: platform},
+		})
+		if p == f.dockerPlatform {
+			dockerImage = img
+		}
+	}
+	if dockerImage == nil {
+		return fmt.Errorf("--docker-platform %s is not one of --platforms", f.dockerPlatform)
+	}
+
+	if err := writeLayout(f.layoutDir, idx, tag); err != nil {
+		return err
+	}
+	return writeTarball(f.tarballPath, f.layoutDir, dockerImage, tag)
+}
+
+// file is one entry of a layer.
+type file struct {
+	name string
+	mode int64
+	uid  int
+	data []byte
+	dir  bool
+}
+
+// baseFiles are what distroless/static gives the manager: the CA bundle, a
+// passwd and group naming root and nonroot, and a writable /tmp.
+func baseFiles(certs []byte) []file {
+	return []file{
+		{name: "etc", mode: 0o755, dir: true},
+		{name: "etc/passwd", mode: 0o644, data: []byte(
+			"root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
+		{name: "etc/group", mode: 0o644, data: []byte("root:x:0:\nnonroot:x:65532:\n")},
+		{name: "etc/ssl", mode: 0o755, dir: true},
+		{name: "etc/ssl/certs", mode: 0o755, dir: true},
+		{name: caCertsPath, mode: 0o644, data: certs},
+		{name: "home", mode: 0o755, dir: true},
+		{name: "home/nonroot", mode: 0o700, uid: 65532, dir: true},
+		{name: "tmp", mode: 0o1777, dir: true},
+	}
+}
+
+// platformImage is the base layer plus the platform's binaries, with the
+// config the Dockerfile sets.
+func platformImage(base v1.Layer, platform v1.Platform, binDir string) (v1.Image, error) {
+	files := make([]file, 0, len(binaries))
+	for _, b := range binaries {
+		data, err := os.ReadFile(filepath.Join(binDir, b))
+		if err != nil {
+			return nil, fmt.Errorf("binary: %w", err)
+		}
+		files = append(files, file{name: b, mode: 0o755, data: data})
+	}
+	app, err := layer(files)
+	if err != nil {
+		return nil, err
+	}
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err = mutate.Append(img,
+		mutate.Addendum{Layer: base, History: v1.History{Created: v1.Time{Time: epoch},
+			CreatedBy: "CA certificates, passwd and group with nonroot (65532), /tmp"}},
+		mutate.Addendum{Layer: app, History: v1.History{Created: v1.Time{Time: epoch},
+			CreatedBy: "/manager and /kubectl-eval, static (CGO_ENABLED=0)"}})
+	if err != nil {
+		return nil, fmt.Errorf("layers: %w", err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg = cfg.DeepCopy()
+	cfg.OS, cfg.Architecture, cfg.Variant = platform.OS, platform.Architecture, platform.Variant
+	cfg.Created = v1.Time{Time: epoch}
+	cfg.Config.User = user
+	cfg.Config.Entrypoint = []string{entrypoint}
+	cfg.Config.WorkingDir = "/"
+	cfg.Config.Env = []string{"SSL_CERT_FILE=/" + caCertsPath}
+	img, err = mutate.ConfigFile(img, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return img, nil
+}
+
+// layer is a gzip-compressed OCI layer of files, owned by root unless they
+// say otherwise, all dated epoch.
+func layer(files []file) (v1.Layer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range files {
+		h := &tar.Header{Name: f.name, Mode: f.mode, Uid: f.uid, Gid: f.uid, ModTime: epoch,
+			Typeflag: tar.TypeReg, Size: int64(len(f.data)), Format: tar.FormatPAX}
+		if f.dir {
+			h.Name, h.Typeflag, h.Size = f.name+"/", tar.TypeDir, 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, fmt.Errorf("layer: %w", err)
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, fmt.Errorf("layer: %w", err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, fmt.Errorf("layer: %w", err)
+	}
+	data := buf.Bytes()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}, tarball.WithMediaType(types.OCILayer))
+	if err != nil {
+		return nil, fmt.Errorf("layer: %w", err)
+	}
+	return l, nil
+}
+
+// writeLayout writes the index as the one entry of a fresh OCI layout,
+// named as `docker save` names it, so containerd-based loaders tag it.
+func writeLayout(dir string, idx v1.ImageIndex, tag name.Tag) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	p, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	err = p.AppendIndex(idx, layout.WithAnnotations(map[string]string{
+		containerdName: tag.Name(), ociRefName: tag.TagStr(),
+	}))
+	if err != nil {
+		return fmt.Errorf("layout: %w", err)
+	}
+	return nil
+}
+
+// dockerManifest is one entry of a docker-archive manifest.json.
+type dockerManifest struct {
+	Config   string
+	RepoTags []string
+	Layers   []string
+}
+
+// writeTarball tars the layout and adds manifest.json naming img's blobs,
+// which docker load (classic image store) and crane push read.
+func writeTarball(path, layoutDir string, img v1.Image, tag name.Tag) error {
+	cfg, err := img.ConfigName()
+	if err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	layers, err := img.Layers()
+	if err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	m := dockerManifest{Config: blobPath(cfg), RepoTags: []string{tag.Name()}}
+	for _, l := range layers {
+		d, err := l.Digest()
+		if err != nil {
+			return fmt.Errorf("tarball: %w", err)
+		}
+		m.Layers = append(m.Layers, blobPath(d))
+	}
+	manifest, err := json.Marshal([]dockerManifest{m})
+	if err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	defer func() { _ = out.Close() }()
+	tw := tar.NewWriter(out)
+	if err := tw.AddFS(epochFS{os.DirFS(layoutDir)}); err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	h := &tar.Header{Name: "manifest.json", Mode: 0o644, Size: int64(len(manifest)), ModTime: epoch}
+	if err := tw.WriteHeader(h); err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	if _, err := tw.Write(manifest); err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	if err := tw.Close(); err != nil {
+		return fmt.Errorf("tarball: %w", err)
+	}
+	return out.Close()
+}
+
+func blobPath(h v1.Hash) string {
+	return "blobs/" + h.Algorithm + "/" + h.Hex
+}
+
+// epochFS dates every file epoch, so the tarball is reproducible too.
+type epochFS struct{ fs.FS }
+
+func (e epochFS) Stat(name string) (fs.FileInfo, error) {
+	info, err := fs.Stat(e.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	return epochInfo{info}, nil
+}
+
+func (e epochFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(e.FS, name)
+	for i, d := range entries {
+		entries[i] = epochEntry{d}
+	}
+	return entries, err
+}
+
+type epochEntry struct{ fs.DirEntry }
+
+func (e epochEntry) Info() (fs.FileInfo, error) {
+	info, err := e.DirEntry.Info()
+	if err != nil {
+		return nil, err
+	}
+	return epochInfo{info}, nil
+}
+
+type epochInfo struct{ fs.FileInfo }
+
+func (epochInfo) ModTime() time.Time { return epoch }
+
+// Sys hides the build machine's owners: the files are root's.
+func (epochInfo) Sys() any { return nil }
