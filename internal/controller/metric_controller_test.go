@@ -29,6 +29,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	watchapi "k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -415,6 +416,32 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(m.Status.ID).NotTo(BeEmpty())
 		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(3.0)))
+	})
+
+	It("writes a standalone Metric twice, id and status, with no create-pending guard", func() {
+		w, err := client.NewWithWatch(cfg, client.Options{Scheme: k8s.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+		watch, err := w.Watch(rootCtx, &v1alpha1.MetricList{}, client.InNamespace(ns))
+		Expect(err).NotTo(HaveOccurred())
+		defer watch.Stop()
+		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		m := newMetric(ns, "local", variants()["ai-int"].spec)
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+
+		// The watch sees every write, in order: the client's create, then the manager's.
+		var writes []*v1alpha1.Metric
+		for len(writes) == 0 || !meta.IsStatusConditionTrue(writes[len(writes)-1].Status.Conditions, v1alpha1.ConditionReady) {
+			var ev watchapi.Event
+			Eventually(watch.ResultChan()).Should(Receive(&ev))
+			writes = append(writes, ev.Object.(*v1alpha1.Metric))
+		}
+		Expect(writes).To(HaveLen(3), "create, id annotation, status")
+		for _, v := range writes {
+			Expect(v.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+		}
+		Expect(writes[1].Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, m.Status.ID))
+		Expect(eventReasons(ns, "local", corev1.EventTypeNormal)(Default)).To(ConsistOf(v1alpha1.ReasonCreated))
 	})
 })
 
