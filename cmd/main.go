@@ -299,6 +299,7 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		Addr:        c.serveAPI,
 		Client:      mgr.GetClient(),
 		Cache:       mgr.GetCache(),
+		Standalone:  c.apiURL == "",
 		KubeClient:  kube,
 		SyncTimeout: c.restSyncTimeout,
 		TLSCertFile: c.tlsCertFile,

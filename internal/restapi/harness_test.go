@@ -123,6 +123,8 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 		Client:      mgr.GetClient(),
 		Cache:       mgr.GetCache(),
 		KubeClient:  cs,
+		// The impatient server waits for the reconciler, as in remote mode.
+		Standalone:  syncTimeout > time.Nanosecond,
 		SyncTimeout: syncTimeout,
 		Logger:      log.WithName("restapi"),
 	})

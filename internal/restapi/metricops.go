@@ -40,7 +40,9 @@ import (
 // The operations on existing Metrics read them from the manager's cache,
 // through two field indexes, so that no request lists from the API server.
 // A Metric is in the API once it has a remote id (status.id), however it was
-// made: through the API or with kubectl.
+// made: through the API or with kubectl. In standalone mode the metric-id
+// annotation counts as well: the server records the id there when it
+// creates a Metric, and answers before the reconciler copies it to status.
 const (
 	// projectIndex indexes Metrics with a remote id by spec.projectId; the
 	// cache keys it by namespace too.
@@ -60,18 +62,21 @@ const (
 var indexedCaches sync.Map
 
 // indexMetrics adds the indexes to c, once per cache.
-func indexMetrics(ctx context.Context, c cache.Cache) error {
+func indexMetrics(ctx context.Context, c cache.Cache, standalone bool) error {
 	if _, done := indexedCaches.LoadOrStore(c, struct{}{}); done {
 		return nil
 	}
-	byRemoteID := func(m *evaluationv1alpha1.Metric) string { return m.Status.ID }
+	idOf := func(m *evaluationv1alpha1.Metric) string { return m.Status.ID }
+	if standalone {
+		idOf = recordedID
+	}
 	byProject := func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) }
 	for name, value := range map[string]func(*evaluationv1alpha1.Metric) string{
-		remoteIDIndex: byRemoteID, projectIndex: byProject,
+		remoteIDIndex: idOf, projectIndex: byProject,
 	} {
 		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
 			m := o.(*evaluationv1alpha1.Metric)
-			if m.Status.ID == "" {
+			if idOf(m) == "" {
 				return nil // not in the API until the service has it
 			}
 			return []string{value(m)}
@@ -82,6 +87,15 @@ func indexMetrics(ctx context.Context, c cache.Cache) error {
 		}
 	}
 	return nil
+}
+
+// recordedID is the Metric's id: status.id, or before the reconciler copied
+// it there, the metric-id annotation.
+func recordedID(m *evaluationv1alpha1.Metric) string {
+	if m.Status.ID != "" {
+		return m.Status.ID
+	}
+	return m.Annotations[evaluationv1alpha1.MetricIDAnnotation]
 }
 
 // getMetric is GET /metrics/{metricId}.

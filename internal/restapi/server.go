@@ -77,6 +77,12 @@ type Options struct {
 	// that no other Secret is cached.
 	KubeClient kubernetes.Interface
 
+	// Standalone is true when the cluster is the system of record (no
+	// Evaluation Service): a POST metric assigns the Metric's id itself and
+	// is answered once the create is committed, without waiting for the
+	// reconciler, which has nothing left to decide.
+	Standalone bool
+
 	// SyncTimeout bounds how long a request waits for the reconciler
 	// (--rest-sync-timeout). Default 10s.
 	SyncTimeout time.Duration
@@ -120,7 +126,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := indexMetrics(context.Background(), opts.Cache); err != nil {
+	if err := indexMetrics(context.Background(), opts.Cache, opts.Standalone); err != nil {
 		return nil, err
 	}
 	doc, err := OpenAPIDocument()
