@@ -119,10 +119,10 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 		return nil, "", err
 	}
 	s, err := New(Options{
-		Listener:    ln,
-		Client:      mgr.GetClient(),
-		Cache:       mgr.GetCache(),
-		KubeClient:  cs,
+		Listener:   ln,
+		Client:     mgr.GetClient(),
+		Cache:      mgr.GetCache(),
+		KubeClient: cs,
 		// The impatient server waits for the reconciler, as in remote mode.
 		Standalone:  syncTimeout > time.Nanosecond,
 		SyncTimeout: syncTimeout,
