@@ -419,31 +419,45 @@ var _ = Describe("Metric reconciler", func() {
 	})
 
 	It("writes a standalone Metric twice, id and status, with no create-pending guard", func() {
-		w, err := client.NewWithWatch(cfg, client.Options{Scheme: k8s.Scheme()})
-		Expect(err).NotTo(HaveOccurred())
-		watch, err := w.Watch(rootCtx, &v1alpha1.MetricList{}, client.InNamespace(ns))
-		Expect(err).NotTo(HaveOccurred())
-		defer watch.Stop()
+		watch := watchWrites(ns, &v1alpha1.MetricList{})
 		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
 		m := newMetric(ns, "local", variants()["ai-int"].spec)
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 
-		// The watch sees every write, in order: the client's create, then the manager's.
-		var writes []*v1alpha1.Metric
-		for len(writes) == 0 || !meta.IsStatusConditionTrue(writes[len(writes)-1].Status.Conditions, v1alpha1.ConditionReady) {
-			var ev watchapi.Event
-			Eventually(watch.ResultChan()).Should(Receive(&ev))
-			writes = append(writes, ev.Object.(*v1alpha1.Metric))
-		}
+		writes := writesUntilReady(watch)
 		Expect(writes).To(HaveLen(3), "create, id annotation, status")
 		for _, v := range writes {
-			Expect(v.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+			Expect(v.GetAnnotations()).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
 		}
-		Expect(writes[1].Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, m.Status.ID))
+		Expect(writes[1].GetAnnotations()).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, m.Status.ID))
 		Expect(eventReasons(ns, "local", corev1.EventTypeNormal)(Default)).To(ConsistOf(v1alpha1.ReasonCreated))
 	})
 })
+
+// watchWrites watches the objects of list's kind in ns, from now on.
+func watchWrites(ns string, list client.ObjectList) watchapi.Interface {
+	GinkgoHelper()
+	w, err := client.NewWithWatch(cfg, client.Options{Scheme: k8s.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	watch, err := w.Watch(rootCtx, list, client.InNamespace(ns))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(watch.Stop)
+	return watch
+}
+
+// writesUntilReady returns the object as of each write the watch sees, in
+// order, up to the first that is Ready.
+func writesUntilReady(watch watchapi.Interface) []v1alpha1.Object {
+	GinkgoHelper()
+	var writes []v1alpha1.Object
+	for len(writes) == 0 || !meta.IsStatusConditionTrue(*writes[len(writes)-1].GetConditions(), v1alpha1.ConditionReady) {
+		var ev watchapi.Event
+		Eventually(watch.ResultChan()).Should(Receive(&ev))
+		writes = append(writes, ev.Object.(v1alpha1.Object))
+	}
+	return writes
+}
 
 func createdByID(up *upstream, id string) evalapitest.CreatedMetric {
 	GinkgoHelper()
