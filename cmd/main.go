@@ -36,6 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -239,7 +240,11 @@ func run(c config) error {
 		Metrics: metricsOpts,
 		// managedFields are never read here; dropping them from the cache
 		// saves a third of the memory with many objects.
-		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache: cache.Options{
+			DefaultTransform: cache.TransformStripManagedFields(),
+			// A settled Metric is cached without its prompt: memory does not grow with prompt size.
+			ByObject: map[client.Object]cache.ByObject{&v1alpha1.Metric{}: {Transform: controller.MetricCacheTransform()}},
+		},
 		WebhookServer:                 webhook.NewServer(webhook.Options{TLSOpts: tlsOpts}),
 		HealthProbeBindAddress:        c.probeAddr,
 		LeaderElection:                c.leaderElect,
@@ -299,6 +304,7 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		Addr:        c.serveAPI,
 		Client:      mgr.GetClient(),
 		Cache:       mgr.GetCache(),
+		Reader:      mgr.GetAPIReader(),
 		Standalone:  c.apiURL == "",
 		KubeClient:  kube,
 		SyncTimeout: c.restSyncTimeout,

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
@@ -95,7 +96,8 @@ func startManager(opts controller.Options) *manager {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		// A manager sees only its test's namespace: what an earlier test left
 		// behind must not call this test's fake service or take its faults.
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{testNamespace: {}}},
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{testNamespace: {}},
+			ByObject: map[client.Object]cache.ByObject{&v1alpha1.Metric{}: {Transform: controller.MetricCacheTransform()}}},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(controller.SetupWithManager(mgr, opts)).To(Succeed())

@@ -313,6 +313,12 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 			return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
 				"The Idempotency-Key was already used for a different request", nil).response(), true, ""
 		}
+		if m, ok := obj.(*evaluationv1alpha1.Metric); ok {
+			// A Ready Metric may be cached trimmed; the answer needs its texts.
+			if err := s.whole(ctx, m); err != nil {
+				return s.failure(ep.kind, err), true, ""
+			}
+		}
 		res, v, reason := judge(ep, obj)
 		if v == refused && !ep.updates {
 			s.discard(ctx, obj)

@@ -35,11 +35,13 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/test/framework"
@@ -86,6 +88,9 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Logger:     log,
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&evaluationv1alpha1.Metric{}: {Transform: controller.MetricCacheTransform()},
+		}},
 	})
 	if err != nil {
 		return nil, err
@@ -122,6 +127,7 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 		Listener:   ln,
 		Client:     mgr.GetClient(),
 		Cache:      mgr.GetCache(),
+		Reader:     mgr.GetAPIReader(),
 		KubeClient: cs,
 		// The impatient server waits for the reconciler, as in remote mode.
 		Standalone:  syncTimeout > time.Nanosecond,

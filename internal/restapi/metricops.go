@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
@@ -105,6 +106,9 @@ func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 		return s.failure(metricKind, err)
 	}
 	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
+	if err == nil {
+		err = s.whole(r.Context(), m)
+	}
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
@@ -149,6 +153,10 @@ func (s *Server) patchSpec(ctx context.Context, m *evaluationv1alpha1.Metric, u 
 			}
 		}
 		first = false
+		// The update sends the whole spec: never one missing the cache's trimmed texts.
+		if err := s.whole(ctx, m); err != nil {
+			return err
+		}
 		m.Spec = patchedSpec(m.Spec, u)
 		err := s.opts.Client.Update(ctx, m)
 		noteWrite(ctx, err)
@@ -243,7 +251,11 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	end := min(start+limit, len(items))
 	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, end-start), HasMore: end < len(items)}
 	for i := range items[start:end] {
-		page.Data = append(page.Data, metricResponse(&items[start+i]))
+		m := &items[start+i]
+		if err := s.whole(r.Context(), m); err != nil {
+			return s.failure(metricKind, err)
+		}
+		page.Data = append(page.Data, metricResponse(m))
 	}
 	if page.HasMore {
 		cursor := positionOf(&items[end-1]).cursor()
@@ -252,6 +264,26 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	total := len(items)
 	page.Total = &total
 	return response{status: http.StatusOK, body: page}
+}
+
+// whole replaces a Metric the cache holds trimmed with the whole Metric,
+// read from the API server: answers and updates need its texts. A Metric
+// cached whole costs no read.
+func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error {
+	if !controller.Trimmed(m) {
+		return nil
+	}
+	key := client.ObjectKeyFromObject(m)
+	whole := &evaluationv1alpha1.Metric{}
+	err := s.opts.Reader.Get(ctx, key, whole)
+	switch {
+	case apierrors.IsNotFound(err):
+		return metricNotFound()
+	case err != nil:
+		return fmt.Errorf("reading Metric %s: %w", key, err)
+	}
+	*m = *whole
+	return nil
 }
 
 // metricKind names Metrics in logs and error details.

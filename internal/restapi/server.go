@@ -73,6 +73,10 @@ type Options struct {
 	// the waiting requests. The manager's cache, which the reconcilers
 	// already fill, so the server adds no watch of its own for these kinds.
 	Cache cache.Cache
+	// Reader reads a Metric whole from the API server when the cache holds
+	// it trimmed (controller.MetricCacheTransform): the manager's API reader.
+	// Defaults to Cache, for a cache without that transform.
+	Reader client.Reader
 	// KubeClient lists and watches the API key Secrets, selected by label so
 	// that no other Secret is cached.
 	KubeClient kubernetes.Interface
@@ -155,6 +159,9 @@ func defaultOptions(o *Options) error {
 		return errors.New("restapi: TLSCertFile and TLSKeyFile must be set together")
 	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
 		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
+	}
+	if o.Reader == nil {
+		o.Reader = o.Cache
 	}
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
