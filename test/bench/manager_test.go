@@ -30,10 +30,13 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
@@ -101,6 +104,9 @@ func (b *bench) startManager(ctx context.Context, opts controller.Options, add f
 		HealthProbeBindAddress: "0",
 		// Every run starts a manager of its own in this one process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&v1alpha1.Metric{}: {Transform: controller.MetricCacheTransform()},
+		}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
