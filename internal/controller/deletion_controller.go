@@ -117,7 +117,7 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 		return keyFailure(err)
 	}
 	ids := d.Spec.TestcaseIDs
-	total := int32(len(ids)) //nolint:gosec // at most 10000, bounded by the CRD.
+	total := int32(len(ids))    //nolint:gosec // at most 10000, bounded by the CRD.
 	batch := int32(r.batchSize) //nolint:gosec // flag-bounded batch size.
 	if r.standalone {
 		// Nothing to delete anywhere: one call, no progress to checkpoint.
