@@ -23,6 +23,7 @@ limitations under the License.
 package restapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -160,9 +161,7 @@ func defaultOptions(o *Options) error {
 	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
 		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
 	}
-	if o.Reader == nil {
-		o.Reader = o.Cache
-	}
+	o.Reader = cmp.Or[client.Reader](o.Reader, o.Cache)
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
 	}
