@@ -33,6 +33,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/restapi"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
@@ -136,6 +137,9 @@ func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (
 	ns, err := framework.NewNamespace(ctx, b.k8s, "bench-rest", key)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.Standalone {
+		b.server.SetKeys(evalapitest.DefaultKey, key) // the reconciler sends the caller's key upstream
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
