@@ -339,6 +339,8 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		Addr:              c.serveAPI,
 		Client:            mgr.GetClient(),
 		Cache:             mgr.GetCache(),
+		Reader:            mgr.GetAPIReader(),
+		Standalone:        c.apiURL == "",
 		KubeClient:        kube,
 		Namespaces:        c.watchNamespaces,
 		NamespaceSelector: selector,

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
 )
 
 // CacheOptions are the manager's cache options; cmd/main.go and the tests'
@@ -37,6 +39,9 @@ func CacheOptions(namespaces []string) cache.Options {
 			// can hold its data: `kubectl apply` writes the whole Secret into
 			// kubectl.kubernetes.io/last-applied-configuration.
 			&corev1.Secret{}: {Transform: stripSecretMetadata},
+			// A settled Metric is cached without its prompt, so memory does
+			// not grow with prompt size.
+			&v1alpha1.Metric{}: {Transform: MetricCacheTransform()},
 		},
 	}
 	if len(namespaces) > 0 {

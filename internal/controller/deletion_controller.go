@@ -99,8 +99,9 @@ func (r *TestcaseDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return p.Finish(ctx, o, res, err)
 }
 
-// sync sends the remaining batches. Each confirmed batch but the last is
-// checkpointed through p; the last is recorded when Reconcile finishes. A
+// sync sends the remaining batches (in standalone mode, all ids as one).
+// Each confirmed batch but the last is checkpointed through p; the last is
+// recorded when Reconcile finishes. A
 // batch the service answers 404 NOT_FOUND is already gone, and counts as
 // deleted.
 func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestcaseDeletion,
@@ -116,7 +117,12 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 		return keyFailure(err)
 	}
 	ids := d.Spec.TestcaseIDs
-	total := int32(len(ids)) //nolint:gosec // at most 10000, bounded by the CRD.
+	total := int32(len(ids))    //nolint:gosec // at most 10000, bounded by the CRD.
+	batch := int32(r.batchSize) //nolint:gosec // flag-bounded batch size.
+	if r.standalone {
+		// Nothing to delete anywhere: one call, no progress to checkpoint.
+		batch = total
+	}
 	var gone int32
 	for d.Status.Deleted < total {
 		if d.Status.Deleted > 0 {
@@ -125,7 +131,7 @@ func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.Testc
 				return progressing(v1alpha1.ReasonDeleting, "recording progress"), ctrl.Result{}, err
 			}
 		}
-		end := min(d.Status.Deleted+int32(r.batchSize), total) //nolint:gosec // flag-bounded batch size.
+		end := min(d.Status.Deleted+batch, total)
 		d.Status.Attempts++
 		resp, err := r.service.BulkDeleteTestcases(ctx, key, evalapi.IDStrings(ids[d.Status.Deleted:end]))
 		switch {

@@ -137,4 +137,16 @@ var _ = Describe("Deletion reconcilers", func() {
 		Eventually(readyCondition(tc)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
 		Expect(tc.Status.Deleted).To(BeEquivalentTo(250))
 	})
+
+	It("completes the largest bulk deletion in standalone mode with one status write", func() {
+		watch := watchWrites(ns, &v1alpha1.TestcaseDeletionList{})
+		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		tc := testcaseDeletion(ns, "local-max", 10000)
+		Expect(k8s.Create(rootCtx, tc)).To(Succeed())
+		writes := writesUntilReady(watch)
+		Expect(writes).To(HaveLen(2), "the create and one status write")
+		done := writes[1].(*v1alpha1.TestcaseDeletion)
+		Expect(done.Status.Deleted).To(BeEquivalentTo(10000))
+		Expect(done.Status.Attempts).To(BeEquivalentTo(1))
+	})
 })

@@ -77,6 +77,10 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // sync works out the Metric's state and takes the one step it calls for.
 func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+	if err := r.wholeForDrift(ctx, p, m); err != nil {
+		current, _ := readyOutcome(m.Status.Conditions) // a trimmed copy is Ready
+		return current, ctrl.Result{}, err
+	}
 	if id := recordedID(m); id != "" {
 		if !recreateAllowed(m, id) {
 			return r.syncRemote(ctx, m, id)
@@ -106,6 +110,9 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alph
 
 // create sends the one create request, guarded by the create-pending annotation.
 func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (outcome, ctrl.Result, error) {
+	if r.standalone {
+		return r.createLocal(ctx, m, key)
+	}
 	// Once the create is marked pending, see it through to its answer even
 	// when the manager is stopping (a rolling update): cancelling it mid-flight
 	// would leave the Metric at CreateOutcomeUnknown. The request's own timeout
@@ -146,6 +153,23 @@ func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key e
 		return progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
 	return ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.requeue(m.UID), nil
+}
+
+// createLocal is create in standalone mode, where no service exists that
+// could hold a duplicate: the id is assigned here and recorded in one write,
+// without the create-pending guard. The write is conditional on the
+// resourceVersion, so a reconcile working from a stale copy cannot replace
+// an id recorded meanwhile.
+func (r *MetricReconciler) createLocal(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (outcome, ctrl.Result, error) {
+	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
+	if err != nil {
+		return upstreamFailure(err)
+	}
+	if err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{v1alpha1.MetricIDAnnotation: resp.ID}); err != nil {
+		return progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
+	}
+	setEffective(&m.Status, resp)
+	return ready(v1alpha1.ReasonCreated, "created Metric "+resp.ID), ctrl.Result{}, nil
 }
 
 // annotateID records id in the metric-id annotation and drops create-pending,

@@ -29,6 +29,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	watchapi "k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -423,7 +424,47 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(3.0)))
 	})
+
+	It("writes a standalone Metric twice, id and status, with no create-pending guard", func() {
+		watch := watchWrites(ns, &v1alpha1.MetricList{})
+		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		m := newMetric(ns, "local", variants()["ai-int"].spec)
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+
+		writes := writesUntilReady(watch)
+		Expect(writes).To(HaveLen(3), "create, id annotation, status")
+		for _, v := range writes {
+			Expect(v.GetAnnotations()).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+		}
+		Expect(writes[1].GetAnnotations()).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, m.Status.ID))
+		Expect(eventReasons(ns, "local", corev1.EventTypeNormal)(Default)).To(ConsistOf(v1alpha1.ReasonCreated))
+	})
 })
+
+// watchWrites watches the objects of list's kind in ns, from now on.
+func watchWrites(ns string, list client.ObjectList) watchapi.Interface {
+	GinkgoHelper()
+	w, err := client.NewWithWatch(cfg, client.Options{Scheme: k8s.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	watch, err := w.Watch(rootCtx, list, client.InNamespace(ns))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(watch.Stop)
+	return watch
+}
+
+// writesUntilReady returns the object as of each write the watch sees, in
+// order, up to the first that is Ready.
+func writesUntilReady(watch watchapi.Interface) []v1alpha1.Object {
+	GinkgoHelper()
+	var writes []v1alpha1.Object
+	for len(writes) == 0 || !meta.IsStatusConditionTrue(*writes[len(writes)-1].GetConditions(), v1alpha1.ConditionReady) {
+		var ev watchapi.Event
+		Eventually(watch.ResultChan()).Should(Receive(&ev))
+		writes = append(writes, ev.Object.(v1alpha1.Object))
+	}
+	return writes
+}
 
 func createdByID(up *upstream, id string) evalapitest.CreatedMetric {
 	GinkgoHelper()

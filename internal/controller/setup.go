@@ -108,7 +108,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		opts.Clock = clock.RealClock{}
 	}
 	b := base{
-		client:   mgr.GetClient(),
+		client:   guardTrimmed(mgr.GetClient()),
 		recorder: mgr.GetEventRecorder("eval-operator"),
 		creds: &credentials{
 			reader:        mgr.GetAPIReader(),

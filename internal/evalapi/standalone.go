@@ -50,7 +50,7 @@ func (Standalone) CreateMetric(_ context.Context, key APIKey, _ string, req Metr
 	if err := checkStandaloneKey(opCreateMetric, key); err != nil {
 		return Metric{}, err
 	}
-	return ResponseFor(newMetricID(), req), nil
+	return ResponseFor(NewMetricID(), req), nil
 }
 
 // BulkDeleteTestcases succeeds at once.
@@ -112,8 +112,10 @@ func checkStandaloneKey(op serviceOp, key APIKey) error {
 	return nil
 }
 
-// newMetricID returns "met_" and 80 random bits in hex: unique without coordination.
-func newMetricID() string {
+// NewMetricID returns a new standalone Metric id: "met_" and 80 random bits
+// in hex, unique without coordination. The REST server assigns it too, in
+// the same format, when it creates a Metric in standalone mode.
+func NewMetricID() string {
 	b := make([]byte, 10)
 	_, _ = rand.Read(b) // crypto/rand.Read never returns an error since Go 1.24
 	return "met_" + hex.EncodeToString(b)

@@ -56,6 +56,11 @@ type endpoint struct {
 	fields fieldMapper
 	// succeed is the answer once the resource is Ready.
 	succeed func(client.Object) response
+	// local, when set, lets the create alone carry out the request in
+	// standalone mode: it completes the resource before its create (with
+	// what the reconciler would decide), and the committed resource answers
+	// as succeed. Nil: the request waits for the reconciler.
+	local func(client.Object)
 }
 
 // keyRef points a resource at the apiKey of secret, the caller's key Secret.
@@ -89,7 +94,21 @@ func createMetric() *endpoint {
 		succeed: func(obj client.Object) response {
 			return response{status: http.StatusCreated, body: metricResponse(obj.(*evaluationv1alpha1.Metric))}
 		},
+		local: assignMetricID,
 	}
+}
+
+// assignMetricID records a new id where the reconciler reads it, the
+// metric-id annotation: the reconciler then only fills status from the
+// spec, with the values metricResponse answers already (the service's
+// defaults under this id).
+func assignMetricID(obj client.Object) {
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[evaluationv1alpha1.MetricIDAnnotation] = evalapi.NewMetricID()
+	obj.SetAnnotations(annotations)
 }
 
 // updatedMetric is PATCH /metrics/{metricId} once it has updated the spec:
@@ -166,7 +185,7 @@ func deletionSucceeded(st evaluationv1alpha1.DeletionStatus) response {
 // metricResponse is the Metric in response form: the values the service
 // returned (status), and the service's defaults where status lacks one.
 func metricResponse(m *evaluationv1alpha1.Metric) evalapi.Metric {
-	res := evalapi.ResponseFor(m.Status.ID, evalapi.RequestFor(&m.Spec))
+	res := evalapi.ResponseFor(recordedID(m), evalapi.RequestFor(&m.Spec))
 	st := m.Status
 	if st.Description != nil {
 		res.Description = st.Description

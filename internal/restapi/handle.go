@@ -67,7 +67,9 @@ func (s *Server) serve(ep *endpoint) http.Handler {
 // handle carries out a request in three steps: parse it into the resource
 // that carries it out, create that resource (or find the one an earlier
 // request with the same Idempotency-Key created), then await the
-// reconciler's verdict on it.
+// reconciler's verdict on it. In standalone mode a request the create alone
+// carries out (ep.local) is answered once the create is committed; a replay
+// still waits, so it answers as the first request's resource ended.
 func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) response {
 	req, err := s.parse(ep, w, r)
 	if err != nil {
@@ -76,9 +78,16 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if req.obj == nil {
 		return ep.noop
 	}
+	local := s.opts.Standalone && ep.local != nil
+	if local {
+		ep.local(req.obj)
+	}
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	if err != nil {
 		return s.failure(ep.kind, err)
+	}
+	if local && !replay {
+		return s.awaitCached(r.Context(), ep, req.obj)
 	}
 	var wantHash string
 	if replay {
@@ -304,11 +313,30 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 			return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
 				"The Idempotency-Key was already used for a different request", nil).response(), true, ""
 		}
+		if m, ok := obj.(*evaluationv1alpha1.Metric); ok {
+			// A Ready Metric may be cached trimmed; the answer needs its texts.
+			if err := s.whole(ctx, m); err != nil {
+				return s.failure(ep.kind, err), true, ""
+			}
+		}
 		res, v, reason := judge(ep, obj)
 		if v == refused && !ep.updates {
 			s.discard(ctx, obj)
 		}
 		return res, v != pending, reason
+	})
+}
+
+// awaitCached answers a request the create alone carried out, once the
+// cache holds the created resource: a GET or list the client sends after the
+// answer then finds it. It waits for the watch, not for the reconciler.
+func (s *Server) awaitCached(ctx context.Context, ep *endpoint, created client.Object) response {
+	uid := created.GetUID()
+	return s.waitFor(ctx, ep, client.ObjectKeyFromObject(created), func(obj evaluationv1alpha1.Object) (response, bool, string) {
+		if obj == nil || obj.GetUID() != uid {
+			return response{}, false, "" // the cache has yet to see the create
+		}
+		return ep.succeed(created), true, ""
 	})
 }
 

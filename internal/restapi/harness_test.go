@@ -86,6 +86,7 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Logger:     log,
+		Cache:      controller.CacheOptions(nil),
 	})
 	if err != nil {
 		return nil, err
@@ -119,10 +120,13 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 		return nil, "", err
 	}
 	s, err := New(Options{
-		Listener:    ln,
-		Client:      mgr.GetClient(),
-		Cache:       mgr.GetCache(),
-		KubeClient:  cs,
+		Listener:   ln,
+		Client:     mgr.GetClient(),
+		Cache:      mgr.GetCache(),
+		Reader:     mgr.GetAPIReader(),
+		KubeClient: cs,
+		// The impatient server waits for the reconciler, as in remote mode.
+		Standalone:  syncTimeout > time.Nanosecond,
 		SyncTimeout: syncTimeout,
 		Logger:      log.WithName("restapi"),
 	})

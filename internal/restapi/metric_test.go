@@ -24,6 +24,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	watchapi "k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -95,7 +97,7 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 			items := metricsIn(t.namespace)
 			Expect(items).To(HaveLen(1))
 			m := items[0]
-			Expect(m.Status.ID).To(Equal(got.ID))
+			Expect(recordedID(&m)).To(Equal(got.ID)) // status.id follows from the reconciler
 			Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj-1"))
 			Expect(m.Spec.APIKeySecretRef).To(Equal(&evaluationv1alpha1.SecretKeySelector{Name: t.secret, Key: "apiKey"}))
 			Expect(m.Labels).To(HaveKeyWithValue(CreatedByLabel, CreatedByValue))
@@ -110,6 +112,29 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 		Entry("heuristic float", "heuristic", "float"),
 		Entry("heuristic boolean", "heuristic", "boolean"),
 	)
+
+	It("answers in standalone mode from its one write, which leaves the reconciler only the status", func() {
+		w, err := client.NewWithWatch(h.cfg, client.Options{Scheme: h.k8s.Scheme()})
+		Expect(err).NotTo(HaveOccurred())
+		watch, err := w.Watch(context.Background(), &evaluationv1alpha1.MetricList{}, client.InNamespace(t.namespace))
+		Expect(err).NotTo(HaveOccurred())
+		defer watch.Stop()
+
+		id := idOf(postMetric(t, variantBody("ai", "int")))
+		// The watch sees every write, in order: the server's create, then the reconciler's.
+		var writes []*evaluationv1alpha1.Metric
+		for len(writes) == 0 || !meta.IsStatusConditionTrue(writes[len(writes)-1].Status.Conditions, evaluationv1alpha1.ConditionReady) {
+			var ev watchapi.Event
+			Eventually(watch.ResultChan()).Should(Receive(&ev))
+			writes = append(writes, ev.Object.(*evaluationv1alpha1.Metric))
+		}
+		Expect(writes).To(HaveLen(2), "the create and the status")
+		created, ready := writes[0], writes[1]
+		Expect(created.Annotations).To(HaveKeyWithValue(evaluationv1alpha1.MetricIDAnnotation, id))
+		Expect(ready.Annotations).To(Equal(created.Annotations))
+		Expect(ready.Status.ID).To(Equal(id))
+		Expect(metricResponse(ready)).To(Equal(metricResponse(created)), "status holds what the answer said")
+	})
 
 	It("keeps the values it was given, a whole-number 4.0 included", func() {
 		rep := postMetric(t, `{"name":"judge","description":"d","evalType":"ai","outputType":"int",

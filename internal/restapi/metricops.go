@@ -34,13 +34,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 // The operations on existing Metrics read them from the manager's cache,
 // through two field indexes, so that no request lists from the API server.
 // A Metric is in the API once it has a remote id (status.id), however it was
-// made: through the API or with kubectl.
+// made: through the API or with kubectl. In standalone mode the metric-id
+// annotation counts as well: the server records the id there when it
+// creates a Metric, and answers before the reconciler copies it to status.
 const (
 	// projectIndex indexes Metrics with a remote id by spec.projectId; the
 	// cache keys it by namespace too.
@@ -60,18 +63,21 @@ const (
 var indexedCaches sync.Map
 
 // indexMetrics adds the indexes to c, once per cache.
-func indexMetrics(ctx context.Context, c cache.Cache) error {
+func indexMetrics(ctx context.Context, c cache.Cache, standalone bool) error {
 	if _, done := indexedCaches.LoadOrStore(c, struct{}{}); done {
 		return nil
 	}
-	byRemoteID := func(m *evaluationv1alpha1.Metric) string { return m.Status.ID }
+	idOf := func(m *evaluationv1alpha1.Metric) string { return m.Status.ID }
+	if standalone {
+		idOf = recordedID
+	}
 	byProject := func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) }
 	for name, value := range map[string]func(*evaluationv1alpha1.Metric) string{
-		remoteIDIndex: byRemoteID, projectIndex: byProject,
+		remoteIDIndex: idOf, projectIndex: byProject,
 	} {
 		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
 			m := o.(*evaluationv1alpha1.Metric)
-			if m.Status.ID == "" {
+			if idOf(m) == "" {
 				return nil // not in the API until the service has it
 			}
 			return []string{value(m)}
@@ -84,6 +90,15 @@ func indexMetrics(ctx context.Context, c cache.Cache) error {
 	return nil
 }
 
+// recordedID is the Metric's id: status.id, or before the reconciler copied
+// it there, the metric-id annotation.
+func recordedID(m *evaluationv1alpha1.Metric) string {
+	if m.Status.ID != "" {
+		return m.Status.ID
+	}
+	return m.Annotations[evaluationv1alpha1.MetricIDAnnotation]
+}
+
 // getMetric is GET /metrics/{metricId}.
 func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 	secret, err := s.authenticate(r)
@@ -91,6 +106,9 @@ func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 		return s.failure(metricKind, err)
 	}
 	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
+	if err == nil {
+		err = s.whole(r.Context(), m)
+	}
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
@@ -135,6 +153,10 @@ func (s *Server) patchSpec(ctx context.Context, m *evaluationv1alpha1.Metric, u 
 			}
 		}
 		first = false
+		// The update sends the whole spec: never one missing the cache's trimmed texts.
+		if err := s.whole(ctx, m); err != nil {
+			return err
+		}
 		m.Spec = patchedSpec(m.Spec, u)
 		err := s.opts.Client.Update(ctx, m)
 		noteWrite(ctx, err)
@@ -229,7 +251,11 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	end := min(start+limit, len(items))
 	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, end-start), HasMore: end < len(items)}
 	for i := range items[start:end] {
-		page.Data = append(page.Data, metricResponse(&items[start+i]))
+		m := &items[start+i]
+		if err := s.whole(r.Context(), m); err != nil {
+			return s.failure(metricKind, err)
+		}
+		page.Data = append(page.Data, metricResponse(m))
 	}
 	if page.HasMore {
 		cursor := positionOf(&items[end-1]).cursor()
@@ -238,6 +264,26 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	total := len(items)
 	page.Total = &total
 	return response{status: http.StatusOK, body: page}
+}
+
+// whole replaces a Metric the cache holds trimmed with the whole Metric,
+// read from the API server: answers and updates need its texts. A Metric
+// cached whole costs no read.
+func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error {
+	if !controller.Trimmed(m) {
+		return nil
+	}
+	key := client.ObjectKeyFromObject(m)
+	whole := &evaluationv1alpha1.Metric{}
+	err := s.opts.Reader.Get(ctx, key, whole)
+	switch {
+	case apierrors.IsNotFound(err):
+		return metricNotFound()
+	case err != nil:
+		return fmt.Errorf("reading Metric %s: %w", key, err)
+	}
+	*m = *whole
+	return nil
 }
 
 // metricKind names Metrics in logs and error details.

@@ -23,6 +23,7 @@ limitations under the License.
 package restapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -74,6 +75,10 @@ type Options struct {
 	// the waiting requests. The manager's cache, which the reconcilers
 	// already fill, so the server adds no watch of its own for these kinds.
 	Cache cache.Cache
+	// Reader reads a Metric whole from the API server when the cache holds
+	// it trimmed (controller.MetricCacheTransform): the manager's API reader.
+	// Defaults to Cache, for a cache without that transform.
+	Reader client.Reader
 	// KubeClient lists and watches the API key Secrets, selected by label so
 	// that no other Secret is cached.
 	KubeClient kubernetes.Interface
@@ -84,6 +89,11 @@ type Options struct {
 	// NamespaceSelector selects the namespaces whose keys the server
 	// accepts (--rest-namespace-selector); nil or empty serves all.
 	NamespaceSelector labels.Selector
+	// Standalone is true when the cluster is the system of record (no
+	// Evaluation Service): a POST metric assigns the Metric's id itself and
+	// is answered once the create is committed, without waiting for the
+	// reconciler, which has nothing left to decide.
+	Standalone bool
 
 	// SyncTimeout bounds how long a request waits for the reconciler
 	// (--rest-sync-timeout). Default 10s.
@@ -132,7 +142,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := indexMetrics(context.Background(), opts.Cache); err != nil {
+	if err := indexMetrics(context.Background(), opts.Cache, opts.Standalone); err != nil {
 		return nil, err
 	}
 	doc, err := OpenAPIDocument()
@@ -162,6 +172,7 @@ func defaultOptions(o *Options) error {
 	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
 		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
 	}
+	o.Reader = cmp.Or[client.Reader](o.Reader, o.Cache)
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
 	}

@@ -33,9 +33,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
@@ -48,6 +50,7 @@ var (
 	flagRESTN       = flag.Int("rest-n", 1000, "POST requests of the REST server run; 0 skips it")
 	flagRESTC       = flag.Int("rest-c", 32, "requests in flight in the REST server run")
 	flagOut         = flag.String("out", "", "also write the table to this file")
+	flagPromptBytes = flag.Int("prompt-bytes", 0, "pad each Metric's promptTemplate (ai) or guidelines (others) to this many bytes; 0 keeps the short defaults")
 )
 
 // bench is the control plane, the upstream test server and a client of the
@@ -73,8 +76,8 @@ func TestBench(t *testing.T) {
 	ctx := t.Context()
 	b := setUp(t)
 	tab := &table{}
-	tab.note("N=%d Metrics, upstream latency %s, %d CPUs; the manager's API-server client has no client-side rate limit (QPS -1, as the binary), the upstream client no QPS limit",
-		*flagN, *flagLatency, runtimeCPUs())
+	tab.note("N=%d Metrics, upstream latency %s, %d CPUs, prompt bytes %d (0: short defaults); the manager's API-server client has no client-side rate limit (QPS -1, as the binary), the upstream client no QPS limit",
+		*flagN, *flagLatency, runtimeCPUs(), *flagPromptBytes)
 
 	for _, c := range concurrencies {
 		if err := b.syncRun(ctx, tab, *flagN, c); err != nil {
@@ -89,6 +92,9 @@ func TestBench(t *testing.T) {
 	if *flagRESTN > 0 {
 		if err := b.restRun(ctx, tab, *flagRESTN, *flagRESTC, concurrencies[len(concurrencies)-1]); err != nil {
 			t.Fatalf("REST run: %v", err)
+		}
+		if err := b.restRemoteRun(ctx, tab, *flagRESTN, *flagRESTC, concurrencies[len(concurrencies)-1]); err != nil {
+			t.Fatalf("REST run in remote mode: %v", err)
 		}
 	}
 
@@ -134,6 +140,25 @@ func parseInts(list string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// newMetric is framework.NewMetric with its text padded to -prompt-bytes:
+// the promptTemplate of an ai Metric, the guidelines of the others (each
+// within its CRD bound).
+func newMetric(namespace, name string, i int) *v1alpha1.Metric {
+	m := framework.NewMetric(namespace, name, i)
+	if *flagPromptBytes <= 0 {
+		return m
+	}
+	pad := func(s string, limit int) *string {
+		return ptr.To(s + strings.Repeat(".", max(0, min(*flagPromptBytes, limit)-len(s))))
+	}
+	if m.Spec.PromptTemplate != nil {
+		m.Spec.PromptTemplate = pad(*m.Spec.PromptTemplate, 32768)
+	} else {
+		m.Spec.Guidelines = pad("Judge the response.", 16384)
+	}
+	return m
 }
 
 // newNamespace creates a namespace with a key Secret the test server accepts.

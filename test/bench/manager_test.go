@@ -101,6 +101,7 @@ func (b *bench) startManager(ctx context.Context, opts controller.Options, add f
 		HealthProbeBindAddress: "0",
 		// Every run starts a manager of its own in this one process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:      controller.CacheOptions(nil),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)

@@ -42,7 +42,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 		return err
 	}
 	if _, _, err := framework.Parallel(ctx, n, createWorkers, func(ctx context.Context, i int) error {
-		return b.k8s.Create(ctx, framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+		return b.k8s.Create(ctx, newMetric(ns, fmt.Sprintf("m-%05d", i), i))
 	}); err != nil {
 		return err
 	}
@@ -71,9 +71,9 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	if err = errors.Join(err, sync.Terminate()); err != nil {
 		return err
 	}
-	label := fmt.Sprintf("binary, N=%d, C=%d: ", n, c)
+	label := fmt.Sprintf("binary, N=%d, C=%d, prompt bytes %d: ", n, c, *flagPromptBytes)
 	tab.add(label+"process start to all Ready (backlog)", rate(n, elapsed), "", "")
-	tab.add(label+"peak RSS (VmHWM) syncing", mib(syncMem.Peak),
+	tab.add(label+"peak RSS (VmHWM) syncing (goal at 10,000: at most 120 MiB, within 10% for 100 B and 16 KiB prompts)", mib(syncMem.Peak),
 		fmt.Sprintf("RSS after %s, Go heap in use %s", mib(syncMem.Current), mib(heap)), "")
 
 	restart, err := framework.StartMetered(opts)

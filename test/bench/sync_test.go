@@ -45,13 +45,17 @@ const quietPeriod = 2 * time.Second
 // syncRun measures n Metrics from create to Ready with concurrency c, the two
 // floors with the same concurrency, and a restart over the Ready Metrics.
 func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
-	upstream, err := b.upstreamFloor(ctx, n, c)
+	upstream, _, err := b.upstreamFloor(ctx, n, c)
 	if err != nil {
 		return fmt.Errorf("upstream floor: %w", err)
 	}
-	apiServer, err := b.apiServerFloor(ctx, n, c)
+	durable, err := b.apiServerFloor(ctx, n, c, durableWrites)
 	if err != nil {
-		return fmt.Errorf("API-server floor: %w", err)
+		return fmt.Errorf("durable floor: %w", err)
+	}
+	guarded, err := b.apiServerFloor(ctx, n, c, guardedWrites)
+	if err != nil {
+		return fmt.Errorf("guarded floor: %w", err)
 	}
 
 	ns, err := b.newNamespace(ctx, "bench-sync")
@@ -66,17 +70,19 @@ func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return err
 	}
-	floor := max(apiServer, upstream)
+	floor := max(guarded, upstream)
 	api := run.api
 	label := fmt.Sprintf("C=%d: ", c)
-	tab.add(label+"operator, create to all Ready", rate(n, run.elapsed), "max(API server, upstream) "+rate(n, floor), ratio(run.elapsed, floor))
-	tab.add(label+"API-server floor: create + status write, no operator", rate(n, apiServer), "", "")
+	tab.add(label+"operator, create to all Ready", rate(n, run.elapsed), "max(guarded, upstream) "+rate(n, floor), ratio(run.elapsed, floor))
+	tab.add(label+"operator against the durable floor", rate(n, run.elapsed), "durable "+rate(n, durable), ratio(run.elapsed, durable))
+	tab.add(label+"durable floor: create + Ready status write, no manager", rate(n, durable), "", "")
+	tab.add(label+"guarded floor: create + create-pending + id + status writes, no upstream", rate(n, guarded), "", "")
 	tab.add(label+"upstream floor: direct POSTs", rate(n, upstream), "", "")
 	tab.add(label+"upstream calls per Metric", perObject(int64(run.calls), n), "1 (exactly)", "")
 	tab.add(label+"API writes per Metric (object + status + events)",
 		fmt.Sprintf("%s (%s + %s + %s)", perObject(api.writes(), n), perObject(api.objectWrites.Load(), n),
 			perObject(api.statusWrites.Load(), n), perObject(api.eventWrites.Load(), n)),
-		"2 (create + status, the floor)", "")
+		"4 (the guarded floor: create, create-pending, id, status)", "")
 	tab.add(label+"API single-object reads per Metric (uncached Secret)", perObject(api.reads.Load(), n), "", "")
 	tab.add(label+"reconciles (errors) per Metric",
 		fmt.Sprintf("%.2f (%.2f)", run.reconciles/float64(n), run.errors/float64(n)), "", "")
@@ -125,43 +131,67 @@ func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service,
 }
 
 // upstreamFloor sends n creates straight to the test server with c workers,
-// with the operator's own client.
-func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, error) {
+// with the operator's own client, and returns their time and latencies.
+func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, []time.Duration, error) {
 	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL()})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	elapsed, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		m := framework.NewMetric("floor", fmt.Sprintf("floor-%d", i), i)
-		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), evalapi.MetricRequest{
-			Name: m.Spec.Name, EvalType: string(m.Spec.EvalType), OutputType: string(m.Spec.OutputType),
-			PromptTemplate: m.Spec.PromptTemplate,
-		})
+	return framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		m := newMetric("floor", fmt.Sprintf("floor-%d", i), i)
+		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
 		return err
 	})
-	return elapsed, err
 }
 
-// apiServerFloor creates n Metrics and writes a Ready status to each, with c
-// workers and no operator running: the least an operator must write.
-func (b *bench) apiServerFloor(ctx context.Context, n, c int) (time.Duration, error) {
+// floorWrites are the writes a floor makes for one Metric, no manager
+// running; m is created already.
+type floorWrites func(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error
+
+// durableWrites writes m's Ready status: with the create, the least that
+// makes a Metric `kubectl get` shows Ready (a create cannot carry status).
+func durableWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error {
+	base := m.DeepCopy()
+	m.Status.ID = fmt.Sprintf("met_floor_%d", i)
+	m.Status.ObservedGeneration = m.Generation
+	m.Status.Conditions = []metav1.Condition{{
+		Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonCreated,
+		Message: "created remote Metric " + m.Status.ID, ObservedGeneration: m.Generation, LastTransitionTime: metav1.Now(),
+	}}
+	return c.Status().Patch(ctx, m, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+}
+
+// guardedWrites are the writes of the duplicate guard and the status: the
+// create-pending mark (an update, as the operator's), the id annotation in
+// its place (a merge patch), then the Ready status. The least any operator
+// that never duplicates a remote Metric writes, without the upstream call.
+func guardedWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error {
+	m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
+	if err := c.Update(ctx, m); err != nil {
+		return err
+	}
+	id := client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+		`{"metadata":{"annotations":{%q:%q,%q:null}}}`, v1alpha1.MetricIDAnnotation, fmt.Sprintf("met_floor_%d", i),
+		v1alpha1.CreatePendingAnnotation))
+	if err := c.Patch(ctx, m, id); err != nil {
+		return err
+	}
+	return durableWrites(ctx, c, m, i)
+}
+
+// apiServerFloor creates n Metrics and makes the writes of one floor to
+// each, with c workers and no manager running.
+func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites) (time.Duration, error) {
 	ns, err := b.newNamespace(ctx, "bench-floor")
 	if err != nil {
 		return 0, err
 	}
 	elapsed, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		m := framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i)
+		m := newMetric(ns, fmt.Sprintf("m-%05d", i), i)
 		if err := b.k8s.Create(ctx, m); err != nil {
 			return err
 		}
-		base := m.DeepCopy()
-		m.Status.ID = fmt.Sprintf("met_floor_%d", i)
-		m.Status.ObservedGeneration = m.Generation
-		m.Status.Conditions = []metav1.Condition{{
-			Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonCreated,
-			Message: "created remote Metric " + m.Status.ID, ObservedGeneration: m.Generation, LastTransitionTime: metav1.Now(),
-		}}
-		return b.k8s.Status().Patch(ctx, m, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		return writes(ctx, b.k8s, m, i)
 	})
 	if err != nil {
 		return 0, err
@@ -179,7 +209,7 @@ func (b *bench) createAndWaitReady(ctx context.Context, ns string, n, c int) (ti
 	}
 	start := time.Now()
 	if _, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		return b.k8s.Create(ctx, framework.NewMetric(ns, fmt.Sprintf("m-%05d", i), i))
+		return b.k8s.Create(ctx, newMetric(ns, fmt.Sprintf("m-%05d", i), i))
 	}); err != nil {
 		return 0, err
 	}

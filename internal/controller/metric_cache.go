@@ -1,0 +1,168 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// A Metric's promptTemplate may be tens of kilobytes, and only its create,
+// an update and a drift check read it (and its guidelines and description).
+// Once a Metric is Ready at its generation under its recorded id, the cache
+// keeps it without those texts, so the operator's memory does not grow with
+// prompt size. A trimmed copy is marked with TrimmedAnnotation; the paths
+// that need the texts read the whole Metric from the API server, and the
+// reconcilers' client refuses any write that would send a trimmed field.
+
+// TrimmedAnnotation marks a Metric read from the cache without its texts.
+// It exists only in memory: no write ever carries it.
+const TrimmedAnnotation = v1alpha1.Prefix + "cache-trimmed"
+
+// trimmedFields are the fields, of spec and of status, a trimmed copy lacks.
+var trimmedFields = []string{"promptTemplate", "guidelines", "description"}
+
+// MetricCacheTransform is the cache transform of Metrics (cache.ByObject):
+// it strips managedFields, as the default transform does for every object,
+// and trims a Metric that is Ready at its generation under its recorded id.
+func MetricCacheTransform() toolscache.TransformFunc {
+	strip := cache.TransformStripManagedFields()
+	return func(in any) (any, error) {
+		out, err := strip(in)
+		if m, ok := out.(*v1alpha1.Metric); ok && err == nil && settled(m) {
+			trim(m)
+		}
+		return out, err
+	}
+}
+
+// settled reports whether m needs nothing from its texts until its spec
+// changes (a new generation, cached whole again) or a drift check is due.
+func settled(m *v1alpha1.Metric) bool {
+	id := m.Annotations[v1alpha1.MetricIDAnnotation]
+	ready := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)
+	return id != "" && m.Status.ID == id && !hasPending(m) &&
+		ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == m.Generation
+}
+
+func trim(m *v1alpha1.Metric) {
+	m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description = nil, nil, nil
+	m.Status.Guidelines, m.Status.Description = nil, nil
+	annotations := make(map[string]string, len(m.Annotations)+1)
+	for k, v := range m.Annotations {
+		annotations[k] = v
+	}
+	annotations[TrimmedAnnotation] = "true"
+	m.Annotations = annotations
+}
+
+// Trimmed reports whether obj is a Metric read from the cache without its texts.
+func Trimmed(obj client.Object) bool {
+	_, ok := obj.GetAnnotations()[TrimmedAnnotation]
+	return ok
+}
+
+// wholeForDrift replaces a trimmed m whose drift check is due with the
+// whole Metric, read from the API server: the check compares the texts. It
+// restarts p's snapshot from it, so the status patch compares like with
+// like. A Metric cached whole, or not due, is left as it is.
+func (r *MetricReconciler) wholeForDrift(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) error {
+	if !Trimmed(m) {
+		return nil
+	}
+	if due, _ := r.drift.due(m.UID); !due {
+		return nil
+	}
+	whole := &v1alpha1.Metric{}
+	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(m), whole); err != nil {
+		return fmt.Errorf("reading the whole Metric %s: %w", client.ObjectKeyFromObject(m), err)
+	}
+	*m = *whole
+	p.snapshot = m.DeepCopyObject()
+	return nil
+}
+
+// errTrimmedWrite is the error of a write the guard refused.
+var errTrimmedWrite = errors.New("refusing to write a Metric read from the cache without its prompt: read it whole first")
+
+// trimGuard is a client that refuses to send what a trimmed copy lacks:
+// it never creates or updates a trimmed Metric, and patches one only when
+// the patch leaves the trimmed fields and the marker alone (annotation,
+// finalizer and status patches do).
+type trimGuard struct{ client.Client }
+
+func guardTrimmed(c client.Client) client.Client { return trimGuard{c} }
+
+func (g trimGuard) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if Trimmed(obj) {
+		return errTrimmedWrite
+	}
+	return g.Client.Create(ctx, obj, opts...)
+}
+
+func (g trimGuard) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if Trimmed(obj) {
+		return errTrimmedWrite
+	}
+	return g.Client.Update(ctx, obj, opts...)
+}
+
+func (g trimGuard) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if Trimmed(obj) {
+		data, err := patch.Data(obj)
+		if err != nil || touchesTrimmed(data) {
+			return errTrimmedWrite
+		}
+	}
+	return g.Client.Patch(ctx, obj, patch, opts...)
+}
+
+// touchesTrimmed reports whether a patch could change a trimmed field or
+// the marker. A patch that is not a JSON object (a JSON patch) might.
+func touchesTrimmed(data []byte) bool {
+	var p struct {
+		Metadata struct {
+			Annotations map[string]any `json:"annotations"`
+		} `json:"metadata"`
+		Spec   map[string]any `json:"spec"`
+		Status map[string]any `json:"status"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return true
+	}
+	if _, ok := p.Metadata.Annotations[TrimmedAnnotation]; ok {
+		return true
+	}
+	for _, f := range trimmedFields {
+		_, inSpec := p.Spec[f]
+		_, inStatus := p.Status[f]
+		if inSpec || inStatus {
+			return true
+		}
+	}
+	return false
+}
