@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// Why a request was refused admission: the label values of rejectionsTotal.
+const (
+	rejectInflight   = "inflight"
+	rejectTenantRate = "tenant_rate"
+)
+
+// inflightRetryAfter is the Retry-After of a request refused because the
+// server is full: requests in flight finish within milliseconds to the sync
+// timeout, so a second is a fair first guess.
+const inflightRetryAfter = 1
+
+// admission bounds the work the server takes on, before any body is read
+// or anything written: requests in flight over the whole server, and the
+// rate of each tenant (the namespace of its key's Secret), so one tenant that
+// floods the server is refused without slowing the others down.
+type admission struct {
+	inflight chan struct{}
+	qps      rate.Limit
+	burst    int
+	now      func() time.Time
+
+	mu sync.Mutex
+	// buckets holds a token bucket per tenant; tenants are namespaces holding
+	// a key Secret, so the map is as bounded as they are.
+	buckets map[string]*rate.Limiter
+}
+
+func newAdmission(maxInflight int, qps float64, burst int, now func() time.Time) *admission {
+	return &admission{
+		inflight: make(chan struct{}, maxInflight),
+		qps:      rate.Limit(qps),
+		burst:    burst,
+		now:      now,
+		buckets:  map[string]*rate.Limiter{},
+	}
+}
+
+func (a *admission) bucket(tenant string) *rate.Limiter {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b, ok := a.buckets[tenant]
+	if !ok {
+		b = rate.NewLimiter(a.qps, a.burst)
+		a.buckets[tenant] = b
+	}
+	return b
+}
+
+// enter admits a request of tenant ("" for one without a valid key, which
+// takes no tenant's tokens) or returns the 429 that refuses it. An admitted
+// request calls the returned leave when it is done.
+func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
+	now := a.now()
+	var reservation *rate.Reservation
+	if tenant != "" {
+		reservation = a.bucket(tenant).ReserveN(now, 1)
+		if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
+			reservation.CancelAt(now)
+			return nil, tooManyRequests(rejectTenantRate, retryAfterSeconds(delay),
+				"This API key's namespace sends requests faster than the server admits")
+		}
+	}
+	select {
+	case a.inflight <- struct{}{}:
+		return func() { <-a.inflight }, nil
+	default:
+		if reservation != nil {
+			reservation.CancelAt(now) // the tenant did not get to use its token
+		}
+		return nil, tooManyRequests(rejectInflight, inflightRetryAfter,
+			"The server has too many requests in flight")
+	}
+}
+
+// retryAfterSeconds rounds a bucket's delay up to whole seconds, at least 1.
+func retryAfterSeconds(delay time.Duration) int {
+	if delay <= 0 || delay == rate.InfDuration {
+		return 1
+	}
+	return max(1, int(math.Ceil(delay.Seconds())))
+}
+
+func tooManyRequests(reason string, retryAfter int, message string) *apiError {
+	rejectionsTotal.WithLabelValues(reason).Inc()
+	e := newAPIError(http.StatusTooManyRequests, evalapi.CodeRateLimited,
+		fmt.Sprintf("%s; retry in %d s", message, retryAfter), map[string]any{"reason": reason})
+	e.header = http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}
+	return e
+}
+
+// admit wraps an operation's handler with the checks every request passes
+// before its handler runs: one Authorization header at most, then admission.
+func (s *Server) admit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.Header.Values("Authorization")) > 1 {
+			write(w, r, validationError(fieldError{Field: "Authorization",
+				Message: "must be sent once"}).response())
+			return
+		}
+		leave, refusal := s.admission.enter(s.tenant(r))
+		if refusal != nil {
+			write(w, r, refusal.response())
+			return
+		}
+		defer leave()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tenant is the namespace the request's key grants, or "" when the key is
+// missing or unknown: the handler answers that 401 itself.
+func (s *Server) tenant(r *http.Request) string {
+	secret, ok, err := s.keys.lookup(bearerToken(r))
+	if err != nil || !ok {
+		return ""
+	}
+	return secret.Namespace
+}
