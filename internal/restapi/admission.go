@@ -31,9 +31,13 @@ import (
 
 // Why a request was refused admission: the label values of rejectionsTotal.
 const (
-	rejectInflight   = "inflight"
-	rejectTenantRate = "tenant_rate"
+	rejectInflight       = "inflight"
+	rejectTenantInflight = "tenant_inflight"
+	rejectTenantRate     = "tenant_rate"
 )
+
+// tenantShare is the share of the requests in flight one tenant may hold.
+const tenantShare = 8
 
 // inflightRetryAfter is the Retry-After of a request refused because the
 // server is full: requests in flight finish within milliseconds to the sync
@@ -43,64 +47,93 @@ const inflightRetryAfter = 1
 // admission bounds the work the server takes on, before any body is read
 // or anything written: requests in flight over the whole server, and the
 // rate of each tenant (the namespace of its key's Secret), so one tenant that
-// floods the server is refused without slowing the others down.
+// floods the server is refused without slowing the others down. A tenant
+// also holds at most an eighth of the requests in flight (8 of the default
+// 64, what the reconcilers work on at once): its admitted requests wait for
+// the reconciler, and could otherwise fill the server and queue far ahead of
+// every other tenant's.
 type admission struct {
 	inflight chan struct{}
-	qps      rate.Limit
-	burst    int
-	now      func() time.Time
+	// tenantInflight is how many requests one tenant may have in flight.
+	tenantInflight int
+	qps            rate.Limit
+	burst          int
+	now            func() time.Time
 
 	mu sync.Mutex
-	// buckets holds a token bucket per tenant; tenants are namespaces holding
-	// a key Secret, so the map is as bounded as they are.
-	buckets map[string]*rate.Limiter
+	// tenants holds each tenant's bucket and requests in flight; tenants are
+	// namespaces holding a key Secret, so the map is as bounded as they are.
+	tenants map[string]*tenantState
+}
+
+type tenantState struct {
+	bucket   *rate.Limiter
+	inflight int
 }
 
 func newAdmission(maxInflight int, qps float64, burst int, now func() time.Time) *admission {
 	return &admission{
-		inflight: make(chan struct{}, maxInflight),
-		qps:      rate.Limit(qps),
-		burst:    burst,
-		now:      now,
-		buckets:  map[string]*rate.Limiter{},
+		inflight:       make(chan struct{}, maxInflight),
+		tenantInflight: max(1, maxInflight/tenantShare),
+		qps:            rate.Limit(qps),
+		burst:          burst,
+		now:            now,
+		tenants:        map[string]*tenantState{},
 	}
-}
-
-func (a *admission) bucket(tenant string) *rate.Limiter {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	b, ok := a.buckets[tenant]
-	if !ok {
-		b = rate.NewLimiter(a.qps, a.burst)
-		a.buckets[tenant] = b
-	}
-	return b
 }
 
 // enter admits a request of tenant ("" for one without a valid key, which
 // takes no tenant's tokens) or returns the 429 that refuses it. An admitted
 // request calls the returned leave when it is done.
 func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
-	now := a.now()
-	var reservation *rate.Reservation
-	if tenant != "" {
-		reservation = a.bucket(tenant).ReserveN(now, 1)
-		if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
-			reservation.CancelAt(now)
-			return nil, tooManyRequests(rejectTenantRate, retryAfterSeconds(delay),
-				"This API key's namespace sends requests faster than the server admits")
-		}
+	leaveTenant, refusal := a.enterTenant(tenant)
+	if refusal != nil {
+		return nil, refusal
 	}
 	select {
 	case a.inflight <- struct{}{}:
-		return func() { <-a.inflight }, nil
+		return func() { <-a.inflight; leaveTenant(false) }, nil
 	default:
-		if reservation != nil {
-			reservation.CancelAt(now) // the tenant did not get to use its token
-		}
+		leaveTenant(true) // the tenant did not get to use its token
 		return nil, tooManyRequests(rejectInflight, inflightRetryAfter,
 			"The server has too many requests in flight")
 	}
+}
+
+// enterTenant takes a token from tenant's bucket and one of its in-flight
+// places; leave gives the place back, and the token too when refund is set.
+// A refused request keeps neither.
+func (a *admission) enterTenant(tenant string) (leave func(refund bool), refusal *apiError) {
+	if tenant == "" {
+		return func(bool) {}, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.tenants[tenant]
+	if !ok {
+		t = &tenantState{bucket: rate.NewLimiter(a.qps, a.burst)}
+		a.tenants[tenant] = t
+	}
+	if t.inflight >= a.tenantInflight {
+		return nil, tooManyRequests(rejectTenantInflight, inflightRetryAfter,
+			"This API key's namespace has too many requests in flight")
+	}
+	now := a.now()
+	reservation := t.bucket.ReserveN(now, 1)
+	if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
+		reservation.CancelAt(now)
+		return nil, tooManyRequests(rejectTenantRate, retryAfterSeconds(delay),
+			"This API key's namespace sends requests faster than the server admits")
+	}
+	t.inflight++
+	return func(refund bool) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		t.inflight--
+		if refund {
+			reservation.CancelAt(now)
+		}
+	}, nil
 }
 
 // retryAfterSeconds rounds a bucket's delay up to whole seconds, at least 1.

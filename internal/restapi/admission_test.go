@@ -139,6 +139,25 @@ var _ = Describe("Admission control", func() {
 			leaveB()
 			leaveC()
 		})
+
+		It("lets one tenant hold at most an eighth of the requests in flight", func() {
+			a := newAdmission(2*tenantShare, 1000, 1000, time.Now)
+			leave1, refusal := a.enter("a")
+			Expect(refusal).To(BeNil())
+			leave2, refusal := a.enter("a")
+			Expect(refusal).To(BeNil())
+			_, refusal = a.enter("a")
+			Expect(refusal).NotTo(BeNil())
+			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
+			leaveB, refusal := a.enter("b")
+			Expect(refusal).To(BeNil(), "the rest is left to the others")
+			leave1()
+			leave3, refusal := a.enter("a")
+			Expect(refusal).To(BeNil())
+			for _, leave := range []func(){leave2, leave3, leaveB} {
+				leave()
+			}
+		})
 	})
 })
 

@@ -39,7 +39,9 @@ var (
 
 	rejectionsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evaloperator_rest_rejections_total",
-		Help: "Requests the built-in REST server refused with 429 before doing anything, by reason: inflight (the server is full) or tenant_rate (the key's namespace is over its rate).",
+		Help: "Requests the built-in REST server refused with 429 before doing anything, by reason: " +
+			"inflight (the server is full), tenant_inflight (the key's namespace has its share in flight) " +
+			"or tenant_rate (the namespace is over its rate).",
 	}, []string{"reason"})
 )
 
