@@ -188,6 +188,16 @@ func (c *config) validate() error {
 	if c.restSyncTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--rest-sync-timeout %s: must be greater than 0", c.restSyncTimeout))
 	}
+	errs = append(errs, c.validateAdmission()...)
+	if (c.tlsCertFile == "") != (c.tlsKeyFile == "") {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-key-file must be given together"))
+	}
+	return errors.Join(errs...)
+}
+
+// validateAdmission checks the REST server's admission flags.
+func (c *config) validateAdmission() []error {
+	var errs []error
 	if c.restMaxInflight < 1 || c.restTenantBurst < 1 {
 		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-burst %d: must be at least 1",
 			c.restMaxInflight, c.restTenantBurst))
@@ -195,10 +205,7 @@ func (c *config) validate() error {
 	if c.restTenantQPS <= 0 {
 		errs = append(errs, fmt.Errorf("--rest-tenant-qps %v: must be greater than 0", c.restTenantQPS))
 	}
-	if (c.tlsCertFile == "") != (c.tlsKeyFile == "") {
-		errs = append(errs, errors.New("--tls-cert-file and --tls-key-file must be given together"))
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // shutdownMargin is the time a stopping manager allows beyond its longest

@@ -97,27 +97,32 @@ func jsonBound(s jsonSchema, path string) (int64, error) {
 		}
 		return 2 + *s.MaxItems*(item+1), nil
 	case "string":
-		if len(s.Enum) > 0 {
-			longest := 0
-			for _, e := range s.Enum {
-				longest = max(longest, len(e))
-			}
-			return 2 + int64(longest), nil
-		}
-		if s.MaxLength == nil {
-			return 0, fmt.Errorf("%s: no maxLength", path)
-		}
-		perChar, err := charBytes(s.Pattern)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", path, err)
-		}
-		return 2 + *s.MaxLength*perChar, nil
+		return stringBound(s, path)
 	case "number", "integer":
 		return numberBytes, nil
 	case "boolean":
 		return len64("false"), nil
 	}
 	return 0, fmt.Errorf("%s: type %q has no bound", path, s.Type)
+}
+
+// stringBound is jsonBound of a string.
+func stringBound(s jsonSchema, path string) (int64, error) {
+	if len(s.Enum) > 0 {
+		longest := 0
+		for _, e := range s.Enum {
+			longest = max(longest, len(e))
+		}
+		return 2 + int64(longest), nil
+	}
+	if s.MaxLength == nil {
+		return 0, fmt.Errorf("%s: no maxLength", path)
+	}
+	perChar, err := charBytes(s.Pattern)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return 2 + *s.MaxLength*perChar, nil
 }
 
 func len64(s string) int64 { return int64(len(s)) }

@@ -177,18 +177,7 @@ func defaultOptions(o *Options) error {
 	case o.MaxInflight < 0 || o.TenantQPS < 0 || o.TenantBurst < 0:
 		return errors.New("restapi: MaxInflight, TenantQPS and TenantBurst must not be negative")
 	}
-	if o.MaxInflight == 0 {
-		o.MaxInflight = DefaultMaxInflight
-	}
-	if o.TenantQPS == 0 {
-		o.TenantQPS = DefaultTenantQPS
-	}
-	if o.TenantBurst == 0 {
-		o.TenantBurst = DefaultTenantBurst
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	defaultAdmission(o)
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
 	}
@@ -202,6 +191,22 @@ func defaultOptions(o *Options) error {
 		o.Logger = logf.Log.WithName("restapi")
 	}
 	return nil
+}
+
+// defaultAdmission fills in the admission defaults.
+func defaultAdmission(o *Options) {
+	if o.MaxInflight == 0 {
+		o.MaxInflight = DefaultMaxInflight
+	}
+	if o.TenantQPS == 0 {
+		o.TenantQPS = DefaultTenantQPS
+	}
+	if o.TenantBurst == 0 {
+		o.TenantBurst = DefaultTenantBurst
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 }
 
 // NeedLeaderElection is false: every replica serves requests.
