@@ -174,10 +174,10 @@ func defaultOptions(o *Options) error {
 		return errors.New("restapi: TLSCertFile and TLSKeyFile must be set together")
 	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
 		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
-	case o.MaxInflight < 0 || o.TenantQPS < 0 || o.TenantBurst < 0:
-		return errors.New("restapi: MaxInflight, TenantQPS and TenantBurst must not be negative")
 	}
-	defaultAdmission(o)
+	if err := defaultAdmission(o); err != nil {
+		return err
+	}
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
 	}
@@ -193,8 +193,11 @@ func defaultOptions(o *Options) error {
 	return nil
 }
 
-// defaultAdmission fills in the admission defaults.
-func defaultAdmission(o *Options) {
+// defaultAdmission checks the admission options and fills in their defaults.
+func defaultAdmission(o *Options) error {
+	if o.MaxInflight < 0 || o.TenantQPS < 0 || o.TenantBurst < 0 {
+		return errors.New("restapi: MaxInflight, TenantQPS and TenantBurst must not be negative")
+	}
 	if o.MaxInflight == 0 {
 		o.MaxInflight = DefaultMaxInflight
 	}
@@ -207,6 +210,7 @@ func defaultAdmission(o *Options) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	return nil
 }
 
 // NeedLeaderElection is false: every replica serves requests.
