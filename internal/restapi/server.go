@@ -140,6 +140,9 @@ func New(opts Options) (*Server, error) {
 	if err := defaultOptions(&opts); err != nil {
 		return nil, err
 	}
+	if err := defaultAdmission(&opts); err != nil {
+		return nil, err
+	}
 	keys, err := newKeyring(opts.KubeClient)
 	if err != nil {
 		return nil, err
@@ -174,9 +177,6 @@ func defaultOptions(o *Options) error {
 		return errors.New("restapi: TLSCertFile and TLSKeyFile must be set together")
 	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
 		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
-	}
-	if err := defaultAdmission(o); err != nil {
-		return err
 	}
 	if o.SyncTimeout == 0 {
 		o.SyncTimeout = DefaultSyncTimeout
