@@ -62,6 +62,9 @@ type config struct {
 
 	serveAPI        string
 	restSyncTimeout time.Duration
+	restMaxInflight int
+	restTenantQPS   float64
+	restTenantBurst int
 	tlsCertFile     string
 	tlsKeyFile      string
 
@@ -117,6 +120,12 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Address of the built-in REST server serving the Evaluation Service API from the cluster, e.g. :8082. Empty disables it.")
 	fs.DurationVar(&c.restSyncTimeout, "rest-sync-timeout", 10*time.Second,
 		"How long a REST request waits for the reconciler to process the resource it created.")
+	fs.IntVar(&c.restMaxInflight, "rest-max-inflight", restapi.DefaultMaxInflight,
+		"Requests the REST server handles at once; more are answered 429 with Retry-After.")
+	fs.Float64Var(&c.restTenantQPS, "rest-tenant-qps", restapi.DefaultTenantQPS,
+		"Requests per second the REST server admits from each namespace (the API key's); more are answered 429.")
+	fs.IntVar(&c.restTenantBurst, "rest-tenant-burst", restapi.DefaultTenantBurst,
+		"Requests a namespace may send at once above --rest-tenant-qps.")
 	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "Certificate file of the REST server; with --tls-key-file it serves HTTPS.")
 	fs.StringVar(&c.tlsKeyFile, "tls-key-file", "", "Private key file of the REST server.")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8443",
@@ -201,6 +210,7 @@ func (c *config) validate() error {
 	if c.restSyncTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--rest-sync-timeout %s: must be greater than 0", c.restSyncTimeout))
 	}
+	errs = append(errs, c.validateAdmission()...)
 	if (c.tlsCertFile == "") != (c.tlsKeyFile == "") {
 		errs = append(errs, errors.New("--tls-cert-file and --tls-key-file must be given together"))
 	}
@@ -216,6 +226,19 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// validateAdmission checks the REST server's admission flags.
+func (c *config) validateAdmission() []error {
+	var errs []error
+	if c.restMaxInflight < 1 || c.restTenantBurst < 1 {
+		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-burst %d: must be at least 1",
+			c.restMaxInflight, c.restTenantBurst))
+	}
+	if c.restTenantQPS <= 0 {
+		errs = append(errs, fmt.Errorf("--rest-tenant-qps %v: must be greater than 0", c.restTenantQPS))
+	}
+	return errs
 }
 
 // shutdownMargin is the time a stopping manager allows beyond its longest
@@ -345,6 +368,9 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		Namespaces:        c.watchNamespaces,
 		NamespaceSelector: selector,
 		SyncTimeout:       c.restSyncTimeout,
+		MaxInflight:       c.restMaxInflight,
+		TenantQPS:         c.restTenantQPS,
+		TenantBurst:       c.restTenantBurst,
 		TLSCertFile:       c.tlsCertFile,
 		TLSKeyFile:        c.tlsKeyFile,
 		TLSOpts:           tlsOpts,
@@ -354,6 +380,10 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 	}
 	if err := mgr.Add(srv); err != nil {
 		return fmt.Errorf("adding the REST server: %w", err)
+	}
+	// Not ready until the server listens and knows the keys.
+	if err := mgr.AddReadyzCheck("rest-api", srv.ReadyCheck); err != nil {
+		return fmt.Errorf("adding the REST server's ready check: %w", err)
 	}
 	return nil
 }

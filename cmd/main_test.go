@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/eval-operator/eval-operator/internal/restapi"
 )
 
 func parse(args []string, env map[string]string) (config, error) {
@@ -39,7 +41,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatalf("defaults must be valid: %v", err)
 	}
 	if c.apiURL != "" || c.serveAPI != "" || c.bulkDeleteBatchSize != 100 || c.maxConcurrentReconciles != 8 ||
-		c.restSyncTimeout != 10*time.Second || c.driftInterval != 10*time.Minute || !c.secureMetrics {
+		c.restSyncTimeout != 10*time.Second || c.restMaxInflight != restapi.DefaultMaxInflight || c.driftInterval != 10*time.Minute || !c.secureMetrics {
 		t.Errorf("unexpected defaults: %+v", c)
 	}
 }
@@ -77,6 +79,9 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		{[]string{"--bulk-delete-batch-size=10001"}, nil, "--bulk-delete-batch-size 10001: must be from 1 to 10000"},
 		{[]string{"--max-concurrent-reconciles=0"}, nil, "--max-concurrent-reconciles 0"},
 		{[]string{"--rest-sync-timeout=-1s"}, nil, "--rest-sync-timeout"},
+		{[]string{"--rest-max-inflight=0"}, nil, "--rest-max-inflight 0"},
+		{[]string{"--rest-tenant-burst=0"}, nil, "--rest-tenant-burst 0"},
+		{[]string{"--rest-tenant-qps=0"}, nil, "--rest-tenant-qps 0: must be greater than 0"},
 		{[]string{"--drift-interval=-1m"}, nil, "--drift-interval -1m0s: must be 0 (off) or more"},
 		{[]string{"--tls-cert-file=tls.crt"}, nil, "--tls-cert-file and --tls-key-file must be given together"},
 		{nil, map[string]string{"EVAL_OPERATOR_API_QPS": "fast"}, "EVAL_OPERATOR_API_QPS"},

@@ -35,6 +35,7 @@ import (
 func expectUnauthorized(rep reply) {
 	GinkgoHelper()
 	Expect(rep.status).To(Equal(http.StatusUnauthorized))
+	Expect(rep.header.Get("WWW-Authenticate")).To(HavePrefix(`Bearer realm="eval-operator"`), "RFC 6750")
 	Expect(rep.body).To(MatchJSON(`{"code":"UNAUTHORIZED","message":"` + evalapi.MessageUnauthorized + `","details":{}}`))
 }
 

@@ -61,6 +61,9 @@ type endpoint struct {
 	// what the reconciler would decide), and the committed resource answers
 	// as succeed. Nil: the request waits for the reconciler.
 	local func(client.Object)
+	// partial, when set, says what a refused resource did before it was
+	// refused, or nil when it changed nothing: only then is it discarded.
+	partial func(client.Object) map[string]any
 }
 
 // keyRef points a resource at the apiKey of secret, the caller's key Secret.
@@ -150,6 +153,15 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 		fields: specFields(map[string]string{"testcaseIds": "ids"}),
 		succeed: func(obj client.Object) response {
 			return deletionSucceeded(obj.(*evaluationv1alpha1.TestcaseDeletion).Status.DeletionStatus)
+		},
+		partial: func(obj client.Object) map[string]any {
+			d := obj.(*evaluationv1alpha1.TestcaseDeletion)
+			n := int(d.Status.Deleted)
+			if n == 0 {
+				return nil
+			}
+			// The service deletes the ids in list order, a batch at a time.
+			return map[string]any{"deleted": n, "deletedIds": d.Spec.TestcaseIDs[:min(n, len(d.Spec.TestcaseIDs))]}
 		},
 	}
 }

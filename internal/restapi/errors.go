@@ -39,6 +39,9 @@ const (
 	CodeUpstreamTimeout = "UPSTREAM_TIMEOUT"
 	// CodeUpstreamError: the reconciler stalled and needs a person, e.g. reason CreateOutcomeUnknown.
 	CodeUpstreamError = "UPSTREAM_ERROR"
+	// CodeResourceDeleted: the resource carrying the request was deleted
+	// before the reconciler finished with it.
+	CodeResourceDeleted = "RESOURCE_DELETED"
 	// CodeServiceUnavailable: the Kubernetes API server is overloaded or unreachable.
 	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"
 )
@@ -118,12 +121,24 @@ func write(w http.ResponseWriter, r *http.Request, res response) {
 		w.Header()[k] = v
 	}
 	adviseRetry(w.Header(), res.status, r)
+	if res.status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", bearerChallenge(r))
+	}
 	setJSONHeaders(w.Header())
 	// Answers describe one request's outcome; no cache may reuse them.
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(res.status)
 	// The client may be gone; there is no one left to tell about a failed write.
 	_ = json.NewEncoder(w).Encode(res.body)
+}
+
+// bearerChallenge is the WWW-Authenticate of a 401 (RFC 6750): a request
+// that sent a token learns that it is invalid.
+func bearerChallenge(r *http.Request) string {
+	if r.Header.Get("Authorization") == "" {
+		return `Bearer realm="eval-operator"`
+	}
+	return `Bearer realm="eval-operator", error="invalid_token"`
 }
 
 func setJSONHeaders(h http.Header) {

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"strconv"
@@ -305,9 +306,17 @@ const (
 // resource key at generation (or later) and answers from it. wantHash is set
 // only for a replay: the resource's request hash must match it.
 func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedName, wantHash string, generation int64) response {
+	var seen types.UID // the resource's, once the cache has shown it
 	return s.waitFor(ctx, ep, key, func(obj evaluationv1alpha1.Object) (response, bool, string) {
 		switch {
-		case obj == nil || obj.GetGeneration() < generation:
+		case obj == nil && seen == "":
+			return response{}, false, "" // the cache has yet to see the write
+		case obj == nil || obj.GetUID() != seen && seen != "":
+			return deletedWhileWaiting(ep, key).response(), true, ""
+		}
+		seen = obj.GetUID()
+		switch {
+		case obj.GetGeneration() < generation:
 			return response{}, false, "" // the cache has yet to see the write
 		case wantHash != "" && obj.GetAnnotations()[RequestHashAnnotation] != wantHash:
 			return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
@@ -320,6 +329,9 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 			}
 		}
 		res, v, reason := judge(ep, obj)
+		if v == pending && obj.GetDeletionTimestamp() != nil {
+			return deletedWhileWaiting(ep, key).response(), true, reason
+		}
 		if v == refused && !ep.updates {
 			s.discard(ctx, obj)
 		}
@@ -383,11 +395,47 @@ func (s *Server) waitFor(ctx context.Context, ep *endpoint, key types.Namespaced
 		resourceDetails(ep.kind, key, lastReason)).response()
 }
 
-// judge reads the conditions the reconciler set for the resource's current
+// deletedWhileWaiting answers a request whose resource was deleted (or is
+// being deleted) before the reconciler finished with it: an update finds its
+// Metric gone, 404; a create learns that its resource went away, 409.
+func deletedWhileWaiting(ep *endpoint, key types.NamespacedName) *apiError {
+	if ep.updates {
+		return newAPIError(http.StatusNotFound, evalapi.CodeNotFound,
+			"The Metric was deleted before the update completed", nil)
+	}
+	return newAPIError(http.StatusConflict, CodeResourceDeleted,
+		"The request's resource was deleted before the request completed; details name it",
+		resourceDetails(ep.kind, key, ""))
+}
+
+// judge is conditionsVerdict, except that a refusal after the resource
+// changed something already (ep.partial) is no refusal: it is answered 502
+// with what was done, and the resource stays to show it.
+func judge(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
+	res, v, reason = conditionsVerdict(ep, obj)
+	if v != refused || ep.partial == nil {
+		return res, v, reason
+	}
+	done := ep.partial(obj)
+	if done == nil {
+		return res, v, reason
+	}
+	details := resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), reason)
+	maps.Copy(details, done)
+	var msg string
+	if ready := meta.FindStatusCondition(*obj.GetConditions(), evaluationv1alpha1.ConditionReady); ready != nil {
+		msg = ready.Message
+	}
+	return newAPIError(http.StatusBadGateway, CodeUpstreamError,
+		"The service refused the request partway; details say what was done: "+messageOr(msg, "no reason given"),
+		details).response(), stuck, reason
+}
+
+// conditionsVerdict reads the conditions the reconciler set for the resource's current
 // generation: Ready True answers the request; Stalled True (which the
 // reconciler sets only for outcomes it will not retry by itself) fails it.
 // Anything else is still in progress. reason is Ready's reason.
-func judge(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
+func conditionsVerdict(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
 	conds := *obj.GetConditions()
 	ready := meta.FindStatusCondition(conds, evaluationv1alpha1.ConditionReady)
 	if ready == nil || ready.ObservedGeneration < obj.GetGeneration() {

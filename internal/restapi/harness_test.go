@@ -97,10 +97,10 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.server, h.url, err = addServer(h.mgr, h.cfg, 30*time.Second, log); err != nil {
+	if h.server, h.url, err = addServer(h.mgr, h.cfg, 30*time.Second, log, unlimited); err != nil {
 		return nil, err
 	}
-	if h.impatient, h.impatientURL, err = addServer(h.mgr, h.cfg, time.Nanosecond, log); err != nil {
+	if h.impatient, h.impatientURL, err = addServer(h.mgr, h.cfg, time.Nanosecond, log, unlimited); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,8 +109,16 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 	return h, h.waitServing()
 }
 
-// addServer adds a REST server listening on a free 127.0.0.1 port to mgr.
-func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, log logr.Logger) (*Server, string, error) {
+// unlimited lifts admission control, which the suite tests on servers of
+// its own: the other specs send as fast as they can from one tenant.
+func unlimited(o *Options) {
+	o.MaxInflight, o.TenantQPS, o.TenantBurst = 1<<16, 1e9, 1<<30
+}
+
+// addServer adds a REST server listening on a free 127.0.0.1 port to mgr;
+// adjust, if any, changes its options.
+func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, log logr.Logger,
+	adjust ...func(*Options)) (*Server, string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, "", err
@@ -119,7 +127,7 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := New(Options{
+	opts := Options{
 		Listener:   ln,
 		Client:     mgr.GetClient(),
 		Cache:      mgr.GetCache(),
@@ -129,7 +137,11 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 		Standalone:  syncTimeout > time.Nanosecond,
 		SyncTimeout: syncTimeout,
 		Logger:      log.WithName("restapi"),
-	})
+	}
+	for _, a := range adjust {
+		a(&opts)
+	}
+	s, err := New(opts)
 	if err != nil {
 		return nil, "", errors.Join(err, ln.Close())
 	}

@@ -96,7 +96,7 @@ func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]h
 	}
 	slices.Sort(allowed)
 	allow := strings.Join(allowed, ", ")
-	mux.Handle(pattern, s.instrument(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(pattern, s.instrument(pattern, s.admit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, ok := byMethod[r.Method]
 		if !ok {
 			e := newAPIError(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,
@@ -106,7 +106,7 @@ func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]h
 			return
 		}
 		h.ServeHTTP(w, r)
-	})))
+	}))))
 }
 
 // statusRecorder remembers the status code written.

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -47,9 +48,17 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultSyncTimeout  = 10 * time.Second
-	DefaultMaxBodyBytes = 1 << 20
+	DefaultSyncTimeout = 10 * time.Second
+	// DefaultMaxBodyBytes is the largest valid request (a bulk-delete of
+	// 10,000 ids of 128 characters, 1.31 MB; see TestMaxBodyBytes, which
+	// derives it from the CRDs) plus a margin.
+	DefaultMaxBodyBytes = 3 << 19
 	DefaultDeletionTTL  = 24 * time.Hour
+	// DefaultMaxInflight, DefaultTenantQPS and DefaultTenantBurst are what
+	// a 2-core pod with a 256 Mi limit holds (see docs/reliability.md).
+	DefaultMaxInflight = 64
+	DefaultTenantQPS   = 20
+	DefaultTenantBurst = 40
 )
 
 // ShutdownMargin is how long, beyond SyncTimeout, a stopping server waits
@@ -98,8 +107,17 @@ type Options struct {
 	// SyncTimeout bounds how long a request waits for the reconciler
 	// (--rest-sync-timeout). Default 10s.
 	SyncTimeout time.Duration
-	// MaxBodyBytes bounds request bodies. Default 1 MiB.
+	// MaxBodyBytes bounds request bodies. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxInflight bounds the requests the server handles at once
+	// (--rest-max-inflight); more are answered 429. Default DefaultMaxInflight.
+	MaxInflight int
+	// TenantQPS and TenantBurst are the token bucket of each tenant, the
+	// namespace of the key's Secret (--rest-tenant-qps, --rest-tenant-burst);
+	// requests over it are answered 429. Defaults DefaultTenantQPS and
+	// DefaultTenantBurst.
+	TenantQPS   float64
+	TenantBurst int
 	// DeletionTTL is the ttlSecondsAfterFinished of the deletions the server
 	// creates: long enough for Idempotency-Key retries to find them, short
 	// enough that they do not pile up. Default 24h; at most 365 days.
@@ -112,6 +130,9 @@ type Options struct {
 	// TLSOpts adjust the TLS configuration, e.g. to disable HTTP/2 as the
 	// manager does for its metrics and webhook servers.
 	TLSOpts []func(*tls.Config)
+
+	// Now is the clock of the tenants' token buckets; time.Now by default.
+	Now func() time.Time
 
 	// Logger logs requests (at V(1), without headers) and failures. Defaults
 	// to controller-runtime's logger named "restapi".
@@ -126,12 +147,18 @@ type Server struct {
 	keys      *keyring
 	waiters   *waiters
 	endpoints []*endpoint
+	admission *admission
 	handler   http.Handler
+	// serving is set while the listener is open and the keys are listed.
+	serving atomic.Bool
 }
 
 // New checks opts, fills in the defaults and returns a Server.
 func New(opts Options) (*Server, error) {
 	if err := defaultOptions(&opts); err != nil {
+		return nil, err
+	}
+	if err := defaultAdmission(&opts); err != nil {
 		return nil, err
 	}
 	tenants, err := newTenants(opts.KubeClient, opts.NamespaceSelector)
@@ -155,6 +182,7 @@ func New(opts Options) (*Server, error) {
 		log:       opts.Logger,
 		keys:      keys,
 		waiters:   newWaiters(),
+		admission: newAdmission(opts.MaxInflight, opts.TenantQPS, opts.TenantBurst, opts.Now),
 		endpoints: []*endpoint{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
 	}
 	s.handler = s.routes(doc)
@@ -188,6 +216,26 @@ func defaultOptions(o *Options) error {
 	return nil
 }
 
+// defaultAdmission checks the admission options and fills in their defaults.
+func defaultAdmission(o *Options) error {
+	if o.MaxInflight < 0 || o.TenantQPS < 0 || o.TenantBurst < 0 {
+		return errors.New("restapi: MaxInflight, TenantQPS and TenantBurst must not be negative")
+	}
+	if o.MaxInflight == 0 {
+		o.MaxInflight = DefaultMaxInflight
+	}
+	if o.TenantQPS == 0 {
+		o.TenantQPS = DefaultTenantQPS
+	}
+	if o.TenantBurst == 0 {
+		o.TenantBurst = DefaultTenantBurst
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}
+
 // NeedLeaderElection is false: every replica serves requests.
 func (s *Server) NeedLeaderElection() bool { return false }
 
@@ -207,6 +255,8 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	defer unwatch()
+	s.serving.Store(true)
+	defer s.serving.Store(false)
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -229,6 +279,15 @@ func (s *Server) Start(ctx context.Context) error {
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutting down the REST API: %w", err)
+	}
+	return nil
+}
+
+// ReadyCheck is a healthz.Checker for the manager's /readyz: it fails until
+// the server listens and has listed the API keys, and again once it stops.
+func (s *Server) ReadyCheck(*http.Request) error {
+	if !s.serving.Load() {
+		return errors.New("the REST server is not serving yet")
 	}
 	return nil
 }

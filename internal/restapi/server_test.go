@@ -63,11 +63,19 @@ var _ = Describe("Options", func() {
 		Expect(err).To(HaveOccurred())
 	})
 
+	It("refuses negative admission bounds", func() {
+		_, err := New(validOptions(func(o *Options) { o.MaxInflight = -1 }))
+		Expect(err).To(MatchError(ContainSubstring("must not be negative")))
+	})
+
 	It("fills in the defaults", func() {
 		s, err := New(validOptions(nil))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.opts.SyncTimeout).To(Equal(10 * time.Second))
-		Expect(s.opts.MaxBodyBytes).To(BeEquivalentTo(1 << 20))
+		Expect(s.opts.MaxBodyBytes).To(BeEquivalentTo(DefaultMaxBodyBytes))
+		Expect(s.opts.MaxInflight).To(Equal(DefaultMaxInflight))
+		Expect(s.opts.TenantQPS).To(BeEquivalentTo(DefaultTenantQPS))
+		Expect(s.opts.TenantBurst).To(Equal(DefaultTenantBurst))
 		Expect(s.opts.DeletionTTL).To(Equal(24 * time.Hour))
 		Expect(s.NeedLeaderElection()).To(BeFalse())
 	})

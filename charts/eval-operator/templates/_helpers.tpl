@@ -129,6 +129,9 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- if $v.serveApi.enabled }}
 {{- $args = append $args (printf "--serve-api=:%v" $v.serveApi.port) }}
 {{- $args = append $args (printf "--rest-sync-timeout=%s" $v.restSyncTimeout) }}
+{{- $args = append $args (printf "--rest-max-inflight=%v" $v.restMaxInflight) }}
+{{- $args = append $args (printf "--rest-tenant-qps=%v" $v.restTenantQps) }}
+{{- $args = append $args (printf "--rest-tenant-burst=%v" $v.restTenantBurst) }}
 {{- with include "eval-operator.restTLSDir" . }}
 {{- $args = append $args (printf "--tls-cert-file=%s/tls.crt" .) }}
 {{- $args = append $args (printf "--tls-key-file=%s/tls.key" .) }}

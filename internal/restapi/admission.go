@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// Why a request was refused admission: the label values of rejectionsTotal.
+const (
+	rejectInflight       = "inflight"
+	rejectTenantInflight = "tenant_inflight"
+	rejectTenantRate     = "tenant_rate"
+)
+
+// tenantShare is the share of the requests in flight one tenant may hold.
+const tenantShare = 8
+
+// inflightRetryAfter is the Retry-After of a request refused because the
+// server is full: requests in flight finish within milliseconds to the sync
+// timeout, so a second is a fair first guess.
+const inflightRetryAfter = 1
+
+// admission bounds the work the server takes on, before any body is read
+// or anything written: requests in flight over the whole server, and the
+// rate of each tenant (the namespace of its key's Secret), so one tenant that
+// floods the server is refused without slowing the others down. A tenant
+// also holds at most an eighth of the requests in flight (8 of the default
+// 64, what the reconcilers work on at once): its admitted requests wait for
+// the reconciler, and could otherwise fill the server and queue far ahead of
+// every other tenant's.
+type admission struct {
+	inflight chan struct{}
+	// tenantInflight is how many requests one tenant may have in flight.
+	tenantInflight int
+	qps            rate.Limit
+	burst          int
+	now            func() time.Time
+
+	mu sync.Mutex
+	// tenants holds each tenant's bucket and requests in flight; tenants are
+	// namespaces holding a key Secret, so the map is as bounded as they are.
+	tenants map[string]*tenantState
+}
+
+type tenantState struct {
+	bucket   *rate.Limiter
+	inflight int
+}
+
+func newAdmission(maxInflight int, qps float64, burst int, now func() time.Time) *admission {
+	return &admission{
+		inflight:       make(chan struct{}, maxInflight),
+		tenantInflight: max(1, maxInflight/tenantShare),
+		qps:            rate.Limit(qps),
+		burst:          burst,
+		now:            now,
+		tenants:        map[string]*tenantState{},
+	}
+}
+
+// enter admits a request of tenant ("" for one without a valid key, which
+// takes no tenant's tokens) or returns the 429 that refuses it. An admitted
+// request calls the returned leave when it is done.
+func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
+	leaveTenant, refusal := a.enterTenant(tenant)
+	if refusal != nil {
+		return nil, refusal
+	}
+	select {
+	case a.inflight <- struct{}{}:
+		return func() { <-a.inflight; leaveTenant(false) }, nil
+	default:
+		leaveTenant(true) // the tenant did not get to use its token
+		return nil, tooManyRequests(rejectInflight, inflightRetryAfter,
+			"The server has too many requests in flight")
+	}
+}
+
+// enterTenant takes a token from tenant's bucket and one of its in-flight
+// places; leave gives the place back, and the token too when refund is set.
+// A refused request keeps neither.
+func (a *admission) enterTenant(tenant string) (leave func(refund bool), refusal *apiError) {
+	if tenant == "" {
+		return func(bool) {}, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.tenants[tenant]
+	if !ok {
+		t = &tenantState{bucket: rate.NewLimiter(a.qps, a.burst)}
+		a.tenants[tenant] = t
+	}
+	if t.inflight >= a.tenantInflight {
+		return nil, tooManyRequests(rejectTenantInflight, inflightRetryAfter,
+			"This API key's namespace has too many requests in flight")
+	}
+	now := a.now()
+	reservation := t.bucket.ReserveN(now, 1)
+	if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
+		reservation.CancelAt(now)
+		return nil, tooManyRequests(rejectTenantRate, retryAfterSeconds(delay),
+			"This API key's namespace sends requests faster than the server admits")
+	}
+	t.inflight++
+	return func(refund bool) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		t.inflight--
+		if refund {
+			reservation.CancelAt(now)
+		}
+	}, nil
+}
+
+// retryAfterSeconds rounds a bucket's delay up to whole seconds, at least 1.
+func retryAfterSeconds(delay time.Duration) int {
+	if delay <= 0 || delay == rate.InfDuration {
+		return 1
+	}
+	return max(1, int(math.Ceil(delay.Seconds())))
+}
+
+func tooManyRequests(reason string, retryAfter int, message string) *apiError {
+	rejectionsTotal.WithLabelValues(reason).Inc()
+	e := newAPIError(http.StatusTooManyRequests, evalapi.CodeRateLimited,
+		fmt.Sprintf("%s; retry in %d s", message, retryAfter), map[string]any{"reason": reason})
+	e.header = http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}
+	return e
+}
+
+// admit wraps an operation's handler with the checks every request passes
+// before its handler runs: one Authorization header at most, then admission.
+func (s *Server) admit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.Header.Values("Authorization")) > 1 {
+			write(w, r, validationError(fieldError{Field: "Authorization",
+				Message: "must be sent once"}).response())
+			return
+		}
+		leave, refusal := s.admission.enter(s.tenant(r))
+		if refusal != nil {
+			write(w, r, refusal.response())
+			return
+		}
+		defer leave()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// tenant is the namespace the request's key grants, or "" when the key is
+// missing or unknown: the handler answers that 401 itself.
+func (s *Server) tenant(r *http.Request) string {
+	secret, ok, err := s.keys.lookup(bearerToken(r))
+	if err != nil || !ok {
+		return ""
+	}
+	return secret.Namespace
+}

@@ -1,0 +1,193 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/test/framework"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// expectRateLimited expects a 429 RATE_LIMITED for reason, with Retry-After.
+func expectRateLimited(rep reply, reason, retryAfter string) {
+	GinkgoHelper()
+	Expect(rep.status).To(Equal(http.StatusTooManyRequests), "body: %s", rep.body)
+	Expect(rep.header.Get("Retry-After")).To(Equal(retryAfter))
+	Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("true"), "nothing was written")
+	e := apiErrorOf(rep)
+	Expect(e["code"]).To(Equal(evalapi.CodeRateLimited))
+	Expect(e["details"]).To(HaveKeyWithValue("reason", reason))
+}
+
+var _ = Describe("Admission control", func() {
+	Describe("per tenant", func() {
+		var (
+			clock *fakeClock
+			url   string
+			srv   *Server
+		)
+		BeforeEach(func() {
+			clock = &fakeClock{now: time.Unix(1_000_000, 0)}
+			var err error
+			// A bucket of 2 that refills one token in 100s: the third request is refused.
+			srv, url, err = addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, func(o *Options) {
+				o.TenantQPS, o.TenantBurst, o.Now = 0.01, 2, clock.Now
+			})
+			Expect(err).NotTo(HaveOccurred())
+		})
+
+		waitKnown := func(t tenant) {
+			GinkgoHelper()
+			Eventually(func() bool { _, ok, _ := srv.keys.lookup(t.key); return ok }).Should(BeTrue())
+		}
+		list := func(t tenant) reply {
+			GinkgoHelper()
+			return sendTo(url, request{method: http.MethodGet, path: projectPath, key: t.key})
+		}
+
+		It("answers 429 with Retry-After over a tenant's bucket, before writing, and leaves other tenants alone", func() {
+			a, b := newTenant(), newTenant()
+			waitKnown(a)
+			waitKnown(b)
+			before := testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate))
+
+			Expect(list(a).status).To(Equal(http.StatusOK))
+			Expect(list(a).status).To(Equal(http.StatusOK))
+			expectRateLimited(list(a), rejectTenantRate, "100")
+			rep := sendTo(url, request{method: http.MethodPost, path: projectPath, key: a.key, body: variantBody("human", "int")})
+			expectRateLimited(rep, rejectTenantRate, "100")
+			Expect(metricsIn(a.namespace)).To(BeEmpty(), "a refused request writes nothing")
+			Expect(testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate)) - before).To(BeEquivalentTo(2))
+
+			Expect(list(b).status).To(Equal(http.StatusOK), "another namespace has a bucket of its own")
+
+			clock.Step(100 * time.Second)
+			Expect(list(a).status).To(Equal(http.StatusOK), "the bucket refilled after Retry-After")
+		})
+
+		It("does not charge requests without a valid key to a tenant", func() {
+			a := newTenant()
+			waitKnown(a)
+			for range 5 {
+				expectUnauthorized(sendTo(url, request{method: http.MethodGet, path: projectPath, key: framework.NewKey("unknown")}))
+				expectUnauthorized(sendTo(url, request{method: http.MethodGet, path: projectPath}))
+			}
+			Expect(list(a).status).To(Equal(http.StatusOK))
+			Expect(list(a).status).To(Equal(http.StatusOK))
+		})
+	})
+
+	Describe("in flight", func() {
+		It("refuses a request over the bound with Retry-After, and gives the tenant its token back", func() {
+			now := time.Unix(1_000_000, 0)
+			a := newAdmission(2, 0.01, 1, func() time.Time { return now })
+			leaveA, refusal := a.enter("a")
+			Expect(refusal).NotTo(HaveOccurred())
+			leaveB, refusal := a.enter("")
+			Expect(refusal).NotTo(HaveOccurred())
+
+			_, refusal = a.enter("c")
+			Expect(refusal).To(HaveOccurred())
+			Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
+			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectInflight))
+			Expect(refusal.header.Get("Retry-After")).To(Equal("1"))
+
+			leaveA()
+			leaveC, refusal := a.enter("c")
+			Expect(refusal).NotTo(HaveOccurred(), "c's token was given back when the server was full")
+			leaveB()
+			leaveC()
+		})
+
+		It("lets one tenant hold at most an eighth of the requests in flight", func() {
+			a := newAdmission(2*tenantShare, 1000, 1000, time.Now)
+			leave1, refusal := a.enter("a")
+			Expect(refusal).NotTo(HaveOccurred())
+			leave2, refusal := a.enter("a")
+			Expect(refusal).NotTo(HaveOccurred())
+			_, refusal = a.enter("a")
+			Expect(refusal).To(HaveOccurred())
+			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
+			leaveB, refusal := a.enter("b")
+			Expect(refusal).NotTo(HaveOccurred(), "the rest is left to the others")
+			leave1()
+			leave3, refusal := a.enter("a")
+			Expect(refusal).NotTo(HaveOccurred())
+			for _, leave := range []func(){leave2, leave3, leaveB} {
+				leave()
+			}
+		})
+	})
+})
+
+var _ = Describe("Protocol details", func() {
+	It("answers 401 with an RFC 6750 challenge naming an invalid token", func() {
+		rep := send(request{method: http.MethodGet, path: projectPath})
+		expectUnauthorized(rep)
+		Expect(rep.header.Get("WWW-Authenticate")).To(Equal(`Bearer realm="eval-operator"`))
+
+		rep = send(request{method: http.MethodGet, path: projectPath, key: framework.NewKey("unknown")})
+		expectUnauthorized(rep)
+		Expect(rep.header.Get("WWW-Authenticate")).To(Equal(`Bearer realm="eval-operator", error="invalid_token"`))
+	})
+
+	It("answers 400 to more than one Authorization header, even when both hold the key", func() {
+		t := newTenant()
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, h.url+projectPath, nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Add("Authorization", "Bearer "+t.key)
+		req.Header.Add("Authorization", "Bearer "+t.key)
+		res, err := h.http.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { _ = res.Body.Close() }()
+		Expect(res.StatusCode).To(Equal(http.StatusBadRequest))
+	})
+
+	It("is ready for /readyz only once it listens and has listed the keys", func() {
+		unstarted, err := New(h.server.opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(unstarted.ReadyCheck(nil)).NotTo(Succeed())
+		Expect(h.server.ReadyCheck(nil)).To(Succeed(), "the suite's server answers requests")
+	})
+})

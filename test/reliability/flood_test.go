@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reliability
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/eval-operator/eval-operator/test/framework"
+)
+
+// podMemoryLimit is the chart's memory limit of the manager.
+const podMemoryLimit = 256 << 20
+
+var _ = Describe("A tenant flooding the REST server", func() {
+	const (
+		floodInflight = 200
+		// The other tenant sends in its quota (--rest-tenant-qps 20 by
+		// default): one request at a time, ten a second.
+		politeRequests = 50
+		politeInterval = 100 * time.Millisecond
+	)
+
+	It("is refused with 429 while another tenant gets its 201s as fast as alone", func(ctx SpecContext) {
+		const floodRequests = 2000
+		f := newFixture(ctx)
+		f.logLevel = "info" // request logs would cost the flooded manager more than its answers
+		keyA := f.secrets[0]
+		keyB := framework.NewKey("relb")
+		f.secrets = append(f.secrets, keyB)
+		f.server.SetKeys(keyA, keyB)
+		nsB, err := framework.NewNamespace(ctx, k8s, "relb", keyB)
+		Expect(err).NotTo(HaveOccurred())
+		rest, err := framework.FreeAddr()
+		Expect(err).NotTo(HaveOccurred())
+		p := f.start("--serve-api=" + rest) // the admission defaults
+		c := &restClient{base: "http://" + rest + "/api/v2/projects/proj-testbed/metrics", http: &http.Client{
+			Timeout:   time.Minute,
+			Transport: &http.Transport{MaxIdleConnsPerHost: floodInflight, MaxConnsPerHost: floodInflight},
+		}}
+		for _, key := range []string{keyA, keyB} {
+			Eventually(c.list).WithArguments(ctx, key).WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
+		}
+
+		alone := c.polite(ctx, keyB, "alone", politeRequests, politeInterval)
+
+		// The flood and the polite tenant start together; the polite one goes
+		// on after the flood, so its p99 (its slowest request) covers the flood.
+		statusesA := &statusCounts{}
+		floodDone := make(chan time.Duration, 1)
+		go func() {
+			defer GinkgoRecover()
+			took, _, err := framework.Parallel(ctx, floodRequests, floodInflight, func(ctx context.Context, i int) error {
+				status, err := c.post(ctx, keyA, fmt.Sprintf("flood-a-%06d", i))
+				statusesA.add(status)
+				return err
+			})
+			Expect(err).NotTo(HaveOccurred(), "a request of the flooding tenant failed (a timeout?)")
+			floodDone <- took
+		}()
+		during := c.polite(ctx, keyB, "during", politeRequests, politeInterval)
+		floodTime := <-floodDone
+
+		mem, err := p.Memory()
+		Expect(err).NotTo(HaveOccurred())
+
+		counts := statusesA.snapshot()
+		AddReportEntry("flood", fmt.Sprintf(
+			"A: %d POSTs, %d in flight, in %s: %v; B: %d POSTs at %s intervals: p50/p99 alone %s/%s (%v), "+
+				"during the flood %s/%s (%v); manager peak RSS %d MiB",
+			floodRequests, floodInflight, floodTime.Round(time.Millisecond), counts,
+			politeRequests, politeInterval, alone.pct(50), alone.pct(99), alone.counts(), during.pct(50), during.pct(99),
+			during.counts(), mem.Peak>>20), ReportEntryVisibilityAlways)
+		Expect(alone.statuses).To(HaveEach(http.StatusCreated))
+		Expect(during.statuses).To(HaveEach(http.StatusCreated), "the polite tenant was refused")
+		Expect(during.pct(99)).To(BeNumerically("<=", 2*alone.pct(99)), "the flood slowed the polite tenant down")
+		for status := range counts {
+			Expect(status).To(BeElementOf(http.StatusCreated, http.StatusTooManyRequests))
+		}
+		Expect(counts[http.StatusTooManyRequests]).To(BeNumerically(">", 0), "the flood was never refused")
+		Expect(mem.Peak).To(BeNumerically("<", podMemoryLimit))
+
+		s := f.expectSettled(ctx, counts[http.StatusCreated], 2*time.Minute)
+		b := *f
+		b.ns = nsB
+		sB := b.expectSettled(ctx, 2*politeRequests, 2*time.Minute)
+		f.expectNoDuplicates()
+		AddReportEntry("flood: Metrics", fmt.Sprintf("A %d Ready, B %d Ready, %d CreateOutcomeUnknown",
+			s.ready, sB.ready, s.unknown+sB.unknown), ReportEntryVisibilityAlways)
+		Expect(s.unknown + sB.unknown).To(BeZero())
+	}, SpecTimeout(10*time.Minute))
+})
+
+// restClient posts Metrics to the manager's REST server.
+type restClient struct {
+	base string
+	http *http.Client
+}
+
+func (c *restClient) do(ctx context.Context, method, key, body string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = res.Body.Close() }()
+	_, err = io.Copy(io.Discard, res.Body)
+	return res.StatusCode, err
+}
+
+func (c *restClient) list(ctx context.Context, key string) (int, error) {
+	return c.do(ctx, http.MethodGet, key, "")
+}
+
+func (c *restClient) post(ctx context.Context, key, name string) (int, error) {
+	return c.do(ctx, http.MethodPost, key, `{"name":"`+name+`","evalType":"human","outputType":"boolean"}`)
+}
+
+// politeRun is what a tenant that stays in its quota saw.
+type politeRun struct {
+	statuses  []int
+	latencies []time.Duration
+}
+
+// polite sends n POSTs one at a time, one per interval, as a client within
+// its rate does.
+func (c *restClient) polite(ctx context.Context, key, prefix string, n int, interval time.Duration) politeRun {
+	GinkgoHelper()
+	var run politeRun
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for i := range n {
+		start := time.Now()
+		status, err := c.post(ctx, key, fmt.Sprintf("polite-%s-%04d", prefix, i))
+		Expect(err).NotTo(HaveOccurred())
+		run.statuses = append(run.statuses, status)
+		run.latencies = append(run.latencies, time.Since(start))
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			Fail(errors.Join(errors.New("stopped"), ctx.Err()).Error())
+		}
+	}
+	return run
+}
+
+// counts are the run's answers by status code.
+func (r politeRun) counts() map[int]int {
+	c := map[int]int{}
+	for _, s := range r.statuses {
+		c[s]++
+	}
+	return c
+}
+
+// pct is the p-th percentile latency, rounded to 0.1 ms.
+func (r politeRun) pct(p int) time.Duration {
+	sorted := slices.Sorted(slices.Values(r.latencies))
+	i := (len(sorted)*p + 99) / 100
+	return sorted[max(0, i-1)].Round(100 * time.Microsecond)
+}
+
+// statusCounts counts answers by status code.
+type statusCounts struct {
+	mu     sync.Mutex
+	counts map[int]int
+}
+
+func (s *statusCounts) add(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.counts == nil {
+		s.counts = map[int]int{}
+	}
+	s.counts[status]++
+}
+
+func (s *statusCounts) snapshot() map[int]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counts)
+}
