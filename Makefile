@@ -19,7 +19,8 @@ GINKGO ?= $(LOCALBIN)/ginkgo
 HELM ?= $(LOCALBIN)/helm
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest
-# Built from the prometheus module pinned in hack/promtool/go.mod.
+# promtool: Debian's prometheus package where apt is present (seconds), else
+# built from the prometheus module pinned in hack/promtool/go.mod (minutes).
 PROMTOOL ?= $(LOCALBIN)/promtool
 PROMQL_NAMES ?= $(LOCALBIN)/promql-names
 ENVTEST_DIR ?= $(LOCALBIN)/k8s
@@ -290,13 +291,14 @@ $(KUSTOMIZE): $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
 
 .PHONY: promtool
-promtool: $(PROMTOOL) $(PROMQL_NAMES) ## Build promtool and promql-names (the metric names in rules and dashboards) from hack/promtool.
+promtool: $(PROMTOOL) $(PROMQL_NAMES) ## Install promtool (Debian's package, else built from hack/promtool) and build promql-names (the metric names in rules and dashboards).
 
 # remove_all_sd leaves out the service discoveries, which rule tests never use
 # (and some of whose modules the proxy does not serve).
 PROMTOOL_BUILD = cd hack/promtool && CGO_ENABLED=0 go build -trimpath -tags remove_all_sd
 $(PROMTOOL): hack/promtool/go.mod | $(LOCALBIN)
-	$(PROMTOOL_BUILD) -o $@ github.com/prometheus/prometheus/cmd/promtool
+	@if command -v apt-get >/dev/null && hack/debian-promtool.sh $@; then $@ --version | head -1; \
+	else $(PROMTOOL_BUILD) -o $@ github.com/prometheus/prometheus/cmd/promtool; fi
 $(PROMQL_NAMES): hack/promtool/go.mod hack/promtool/promql-names/main.go | $(LOCALBIN)
 	$(PROMTOOL_BUILD) -o $@ ./promql-names
 
