@@ -55,10 +55,13 @@ const (
 	DefaultMaxBodyBytes = 3 << 19
 	DefaultDeletionTTL  = 24 * time.Hour
 	// DefaultMaxInflight, DefaultTenantQPS and DefaultTenantBurst are what
-	// a 2-core pod with a 256 Mi limit holds (see docs/reliability.md).
+	// a 2-core pod with a 256 Mi limit holds (see docs/reliability.md). A
+	// tenant's rate and burst are a quarter and a half of the operator's
+	// default upstream budget (--api-qps 20, --api-burst 40), so one tenant
+	// alone never empties it for the others.
 	DefaultMaxInflight = 64
-	DefaultTenantQPS   = 20
-	DefaultTenantBurst = 40
+	DefaultTenantQPS   = 5
+	DefaultTenantBurst = 20
 )
 
 // ShutdownMargin is how long, beyond SyncTimeout, a stopping server waits

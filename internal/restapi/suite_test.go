@@ -34,6 +34,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/eval-operator/eval-operator/test/framework"
@@ -41,6 +42,11 @@ import (
 
 func TestRestAPI(t *testing.T) {
 	RegisterFailHandler(Fail)
+	// client-go reports a forbidden list or watch through klog only. klog's
+	// logger is global and read by every informer, so it is set once,
+	// before any runs.
+	klog.SetLogger(funcr.New(func(prefix, args string) { _, _ = klogged.Write([]byte(prefix + args + "\n")) },
+		funcr.Options{}))
 	RunSpecs(t, "REST API Suite")
 }
 
@@ -51,6 +57,8 @@ var (
 	// logs holds everything the manager and the servers logged, request
 	// logs (V(1)) included, so the suite can check that no key leaked.
 	logs = &framework.Buffer{}
+	// klogged holds what client-go logged through klog.
+	klogged = &framework.Buffer{}
 )
 
 var _ = BeforeSuite(func() {

@@ -40,10 +40,10 @@ const podMemoryLimit = 256 << 20
 var _ = Describe("A tenant flooding the REST server", func() {
 	const (
 		floodInflight = 200
-		// The other tenant sends in its quota (--rest-tenant-qps 20 by
-		// default): one request at a time, ten a second.
+		// The other tenant sends in its quota (--rest-tenant-qps 5 by
+		// default): one request at a time, four a second.
 		politeRequests = 50
-		politeInterval = 100 * time.Millisecond
+		politeInterval = 250 * time.Millisecond
 	)
 
 	It("is refused with 429 while another tenant gets its 201s as fast as alone", func(ctx SpecContext) {
