@@ -36,8 +36,11 @@ const (
 	rejectTenantRate     = "tenant_rate"
 )
 
-// tenantShare is the share of the requests in flight one tenant may hold.
-const tenantShare = 8
+// tenantShare is the share of the requests in flight one tenant may hold:
+// a sixteenth, 4 of the default 64, half of the reconcilers' default 8
+// workers, so a flooding tenant's admitted creates leave workers free for
+// everyone else's.
+const tenantShare = 16
 
 // inflightRetryAfter is the Retry-After of a request refused because the
 // server is full: requests in flight finish within milliseconds to the sync
@@ -48,10 +51,9 @@ const inflightRetryAfter = 1
 // or anything written: requests in flight over the whole server, and the
 // rate of each tenant (the namespace of its key's Secret), so one tenant that
 // floods the server is refused without slowing the others down. A tenant
-// also holds at most an eighth of the requests in flight (8 of the default
-// 64, what the reconcilers work on at once): its admitted requests wait for
-// the reconciler, and could otherwise fill the server and queue far ahead of
-// every other tenant's.
+// also holds at most a sixteenth of the requests in flight (tenantShare): its
+// admitted requests wait for the reconciler, and could otherwise fill the
+// server and the reconcilers' workers ahead of every other tenant's.
 type admission struct {
 	inflight chan struct{}
 	// tenantInflight is how many requests one tenant may have in flight.

@@ -140,7 +140,7 @@ var _ = Describe("Admission control", func() {
 			leaveC()
 		})
 
-		It("lets one tenant hold at most an eighth of the requests in flight", func() {
+		It("lets one tenant hold at most a sixteenth of the requests in flight", func() {
 			a := newAdmission(2*tenantShare, 1000, 1000, time.Now)
 			leave1, refusal := a.enter("a")
 			Expect(refusal).NotTo(HaveOccurred())

@@ -56,9 +56,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		return err
 	}
 	defer func() { err = errors.Join(err, srv.stop()) }()
-	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		return srv.post.metric(ctx, fmt.Sprintf("rest-%05d", i), i)
-	})
+	elapsed, latencies, err := srv.postMetrics(ctx, n, c)
 	if err != nil {
 		return err
 	}
@@ -113,9 +111,7 @@ func (b *bench) restRemoteRun(ctx context.Context, tab *table, n, c, reconcilers
 		return err
 	}
 	defer func() { err = errors.Join(err, srv.stop()) }()
-	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		return srv.post.metric(ctx, fmt.Sprintf("rest-%05d", i), i)
-	})
+	elapsed, latencies, err := srv.postMetrics(ctx, n, c)
 	if err != nil {
 		return err
 	}
@@ -178,6 +174,13 @@ func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (
 		return nil, errors.Join(err, mgr.stop())
 	}
 	return r, nil
+}
+
+// postMetrics sends n POST metric requests with c in flight.
+func (r *restServer) postMetrics(ctx context.Context, n, c int) (time.Duration, []time.Duration, error) {
+	return framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		return r.post.metric(ctx, fmt.Sprintf("rest-%05d", i), i)
+	})
 }
 
 // rawCreates creates n Metrics with c in flight while no manager runs.
