@@ -62,7 +62,13 @@ var _ = Describe("The REST server", func() {
 		Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
 		Expect(list.Items).To(HaveLen(1))
 		m := list.Items[0]
-		Expect(m.Status.ID).To(Equal(created.ID))
+		// In standalone mode the answer follows the create, which records
+		// the id; the reconciler writes status after it.
+		Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, created.ID))
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(&m), &m)).To(Succeed())
+			g.Expect(m.Status.ID).To(Equal(created.ID))
+		}).Should(Succeed())
 		Expect(m.Spec.Name).To(Equal("Exact match"))
 		Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj_e2e"))
 		Expect(m.Spec.APIKeySecretRef).To(HaveValue(HaveField("Name", "rest-key")))
