@@ -20,6 +20,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -52,7 +53,24 @@ var _ = Describe("POST /testcases/bulk-delete", func() {
 		Expect(d.Spec.TestcaseIDs).To(Equal([]evaluationv1alpha1.ResourceID{"tc-1", "tc-2", "tc-3"}))
 		Expect(d.Spec.APIKeySecretRef.Name).To(Equal(t.secret))
 		Expect(d.Spec.TTLSecondsAfterFinished).To(Equal(ptr.To(int32(DefaultDeletionTTL.Seconds()))))
-		Expect(d.Status.Success).To(Equal(ptr.To(true)))
+		Eventually(func(g Gomega) {
+			g.Expect(h.k8s.Get(context.Background(), client.ObjectKeyFromObject(&d), &d)).To(Succeed())
+			g.Expect(d.Status.Success).To(Equal(ptr.To(true)), "the reconciler records the success it answered")
+		}).Should(Succeed())
+	})
+
+	It("answers from the committed create in standalone mode, without waiting for the reconciler", func() {
+		// With a sync timeout of 1ns any wait would answer 504.
+		_, url := runServer(Options{Standalone: true, SyncTimeout: time.Nanosecond})
+		for _, rq := range []request{
+			{method: http.MethodPost, path: bulkDeletePath, key: t.key, body: `{"ids":["tc-1"]}`},
+			{method: http.MethodDelete, path: BasePath + "/testsets/ts-1", key: t.key, contentType: "-"},
+		} {
+			rep := sendTo(url, rq)
+			Expect(rep.status).To(Equal(http.StatusOK), "%s %s: %s", rq.method, rq.path, rep.body)
+			Expect(rep.body).To(MatchJSON(`{"success":true}`))
+		}
+		Expect(deletionsIn(t.namespace)).To(Equal(2))
 	})
 
 	It("answers an empty list of ids with success and creates nothing, as the service does", func() {

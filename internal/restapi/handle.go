@@ -69,7 +69,7 @@ func (s *Server) serve(ep *endpoint) http.Handler {
 // that carries it out, create that resource (or find the one an earlier
 // request with the same Idempotency-Key created), then await the
 // reconciler's verdict on it. In standalone mode a request the create alone
-// carries out (ep.local) is answered once the create is committed; a replay
+// carries out (ep.local) is answered from the committed create; a replay
 // still waits, so it answers as the first request's resource ended.
 func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) response {
 	req, err := s.parse(ep, w, r)
@@ -79,16 +79,22 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if req.obj == nil {
 		return ep.noop
 	}
-	local := s.opts.Standalone && ep.local != nil
-	if local {
-		ep.local(req.obj)
+	local := ep.local
+	if !s.opts.Standalone {
+		local = nil
+	}
+	if local != nil && local.complete != nil {
+		local.complete(req.obj)
 	}
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
-	if local && !replay {
-		return s.awaitCached(r.Context(), ep, req.obj)
+	if local != nil && !replay {
+		if local.cached {
+			return s.awaitCached(r.Context(), ep, req.obj, local.answer)
+		}
+		return local.answer(req.obj)
 	}
 	var wantHash string
 	if replay {
@@ -339,16 +345,18 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 	})
 }
 
-// awaitCached answers a request the create alone carried out, once the
-// cache holds the created resource: a GET or list the client sends after the
-// answer then finds it. It waits for the watch, not for the reconciler.
-func (s *Server) awaitCached(ctx context.Context, ep *endpoint, created client.Object) response {
+// awaitCached answers a request the create alone carried out with answer,
+// once the cache holds the created resource: a GET or list the client sends
+// after the answer then finds it. It waits for the watch, not for the
+// reconciler.
+func (s *Server) awaitCached(ctx context.Context, ep *endpoint, created client.Object,
+	answer func(client.Object) response) response {
 	uid := created.GetUID()
 	return s.waitFor(ctx, ep, client.ObjectKeyFromObject(created), func(obj evaluationv1alpha1.Object) (response, bool, string) {
 		if obj == nil || obj.GetUID() != uid {
 			return response{}, false, "" // the cache has yet to see the create
 		}
-		return ep.succeed(created), true, ""
+		return answer(created), true, ""
 	})
 }
 
