@@ -79,6 +79,7 @@ type config struct {
 	metricsNamespaceLabel   bool
 	enableHTTP2             bool
 	probeAddr               string
+	pprofAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
 }
@@ -139,6 +140,9 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.BoolVar(&c.enableHTTP2, "enable-http2", false,
 		"Allow HTTP/2 on the metrics endpoint (off by default: HTTP/2 rapid reset and stream cancellation attacks).")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
+	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "",
+		"Address of Go's /debug/pprof profiles, for diagnosing memory and CPU; empty (the default) serves none. "+
+			"Bind it to localhost and reach it with kubectl port-forward: it has no authentication.")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "Elect a leader, so that only one replica reconciles at a time.")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "",
 		"Namespace of the leader election Lease; empty means the manager's own namespace.")
@@ -297,6 +301,7 @@ func run(c config) error {
 		Cache:                         controller.CacheOptions(c.watchNamespaces),
 		WebhookServer:                 webhook.NewServer(webhook.Options{TLSOpts: tlsOpts}),
 		HealthProbeBindAddress:        c.probeAddr,
+		PprofBindAddress:              c.pprofAddr,
 		LeaderElection:                c.leaderElect,
 		LeaderElectionID:              "eval-operator.evaluation.eval-operator.dev",
 		LeaderElectionNamespace:       c.leaderElectionNamespace,

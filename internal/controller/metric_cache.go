@@ -32,12 +32,20 @@ import (
 )
 
 // A Metric's promptTemplate may be tens of kilobytes, and only its create,
-// an update and a drift check read it (and its guidelines and description).
-// Once a Metric is Ready at its generation under its recorded id, the cache
-// keeps it without those texts, so the operator's memory does not grow with
-// prompt size. A trimmed copy is marked with TrimmedAnnotation; the paths
-// that need the texts read the whole Metric from the API server, and the
-// reconcilers' client refuses any write that would send a trimmed field.
+// an update, an adoption and a drift check read it (and its guidelines and
+// description). The cache keeps a Metric without those texts once it is
+// Ready at its generation under its recorded id, and at once when they are
+// larger than cachedTextLimit, so the operator's memory does not grow with
+// prompt size, not even over a backlog of new Metrics. A trimmed copy is
+// marked with TrimmedAnnotation; the reconciler reads the whole Metric from
+// the API server before a step that needs the texts, and its client refuses
+// any write that would send a trimmed field.
+
+// cachedTextLimit is the most text, in bytes, the cache keeps of a Metric
+// that is not settled. Below it the Metric is cached whole, so a backlog of
+// Metrics with short texts costs no extra read; above it, one read per
+// reconcile that sends the texts is cheap next to the call that sends them.
+const cachedTextLimit = 1024
 
 // TrimmedAnnotation marks a Metric read from the cache without its texts.
 // It exists only in memory: no write ever carries it.
@@ -48,16 +56,28 @@ var trimmedFields = []string{"promptTemplate", "guidelines", "description"}
 
 // MetricCacheTransform is the cache transform of Metrics (cache.ByObject):
 // it strips managedFields, as the default transform does for every object,
-// and trims a Metric that is Ready at its generation under its recorded id.
+// and trims a Metric that is settled or whose texts exceed cachedTextLimit.
 func MetricCacheTransform() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
 	return func(in any) (any, error) {
 		out, err := strip(in)
-		if m, ok := out.(*v1alpha1.Metric); ok && err == nil && settled(m) {
+		if m, ok := out.(*v1alpha1.Metric); ok && err == nil && (settled(m) || textBytes(m) > cachedTextLimit) {
 			trim(m)
 		}
 		return out, err
 	}
+}
+
+// textBytes is the size of the texts trim drops.
+func textBytes(m *v1alpha1.Metric) int {
+	n := 0
+	for _, s := range []*string{m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description,
+		m.Status.Guidelines, m.Status.Description} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	return n
 }
 
 // settled reports whether m needs nothing from its texts until its spec
@@ -86,15 +106,16 @@ func Trimmed(obj client.Object) bool {
 	return ok
 }
 
-// wholeForDrift replaces a trimmed m whose drift check is due with the
-// whole Metric, read from the API server: the check compares the texts. It
-// restarts p's snapshot from it, so the status patch compares like with
-// like. A Metric cached whole, or not due, is left as it is.
-func (r *MetricReconciler) wholeForDrift(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) error {
+// readWhole replaces a trimmed m with the whole Metric, read from the API
+// server, when this reconcile may need its texts: m is not settled (it is
+// to be created, updated or adopted, or its status filled in from the
+// spec), or its drift check is due. A settled Metric whose check is not due
+// is left as it is: a resync reads nothing.
+func (r *MetricReconciler) readWhole(ctx context.Context, m *v1alpha1.Metric) error {
 	if !Trimmed(m) {
 		return nil
 	}
-	if due, _ := r.drift.due(m.UID); !due {
+	if due, _ := r.drift.due(m.UID); settled(m) && !due {
 		return nil
 	}
 	whole := &v1alpha1.Metric{}
@@ -102,7 +123,6 @@ func (r *MetricReconciler) wholeForDrift(ctx context.Context, p *statusPatcher, 
 		return fmt.Errorf("reading the whole Metric %s: %w", client.ObjectKeyFromObject(m), err)
 	}
 	*m = *whole
-	p.snapshot = m.DeepCopyObject()
 	return nil
 }
 

@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -91,6 +92,20 @@ func TestMetricCacheTransformTrimsOnlySettledMetrics(t *testing.T) {
 		if m = transformed(t, m); Trimmed(m) || m.Spec.PromptTemplate == nil {
 			t.Errorf("%s: trimmed, though a reconcile may need the texts", name)
 		}
+	}
+}
+
+func TestMetricCacheTransformTrimsLongTextsAtOnce(t *testing.T) {
+	long := func(m *v1alpha1.Metric, n int) *v1alpha1.Metric {
+		m.Spec.PromptTemplate = ptr.To(strings.Repeat("p", n))
+		m.Annotations, m.Status = nil, v1alpha1.MetricStatus{} // new: nothing recorded yet
+		return m
+	}
+	if m := transformed(t, long(settledMetric(), cachedTextLimit-2)); Trimmed(m) {
+		t.Errorf("a new Metric with %d bytes of text is trimmed; only longer texts are", textBytes(m))
+	}
+	if m := transformed(t, long(settledMetric(), cachedTextLimit)); !Trimmed(m) || m.Spec.PromptTemplate != nil {
+		t.Errorf("a new Metric with texts over %d bytes is cached with them", cachedTextLimit)
 	}
 }
 

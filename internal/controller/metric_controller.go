@@ -61,6 +61,9 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if live, err := r.getLive(ctx, req, m); !live {
 		return ctrl.Result{}, err
 	}
+	if err := r.readWhole(ctx, m); err != nil {
+		return ctrl.Result{}, err
+	}
 	p := r.newStatusPatcher(m)
 	if o, held := holdIfPaused(m); held {
 		return p.Finish(ctx, o, ctrl.Result{}, nil)
@@ -77,10 +80,6 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // sync works out the Metric's state and takes the one step it calls for.
 func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
-	if err := r.wholeForDrift(ctx, p, m); err != nil {
-		current, _ := readyOutcome(m.Status.Conditions) // a trimmed copy is Ready
-		return current, ctrl.Result{}, err
-	}
 	if id := recordedID(m); id != "" {
 		if !recreateAllowed(m, id) {
 			return r.syncRemote(ctx, m, id)

@@ -190,6 +190,30 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
 	})
 
+	It("sends the whole of a prompt longer than the cache keeps, on create and on update", func() {
+		mgr := startManager(up.opts)
+		prompt := strings.Repeat("Rate {{outputs.response}}. ", 1000) // 27 KB
+		m := newMetric(ns, "long", v1alpha1.MetricSpec{EvalType: "ai", OutputType: "int", PromptTemplate: &prompt})
+		m.Spec.APIKeySecretRef = ref()
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		sent, _ := up.Metric(m.Status.ID)
+		Expect(sent.PromptTemplate).To(HaveValue(Equal(prompt)))
+
+		cached := &v1alpha1.Metric{}
+		Expect(mgr.cache.Get(rootCtx, client.ObjectKeyFromObject(m), cached)).To(Succeed())
+		Expect(controller.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
+
+		longer := prompt + "Be strict."
+		m.Spec.PromptTemplate = &longer
+		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(And(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpdated),
+			HaveField("ObservedGeneration", m.Generation)))
+		sent, _ = up.Metric(m.Status.ID)
+		Expect(sent.PromptTemplate).To(HaveValue(Equal(longer)))
+		Expect(up.Creates()).To(Equal(1))
+	})
+
 	It("waits on a 401 without retrying hot, and becomes Ready once the Secret is rotated", func() {
 		up.SetKeys(rotatedKey)
 		startManager(up.opts)

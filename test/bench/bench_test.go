@@ -48,8 +48,9 @@ var (
 	flagLatency     = flag.Duration("latency", 20*time.Millisecond, "latency the upstream test server adds to every request")
 	flagRSSN        = flag.Int("rss-n", 0, "Metrics for the memory run of the manager binary (default: -n); -1 skips it")
 	flagRESTN       = flag.Int("rest-n", 1000, "POST requests of the REST server run; 0 skips it")
-	flagRESTC       = flag.Int("rest-c", 32, "requests in flight in the REST server run")
+	flagRESTC       = flag.String("rest-c", "1,32", "comma-separated requests in flight of the REST server runs: 1 measures the path a request takes, more the server under load")
 	flagOut         = flag.String("out", "", "also write the table to this file")
+	flagPprofDir    = flag.String("pprof-dir", "", "save the manager binary's heap profiles of the memory run in this directory")
 	flagPromptBytes = flag.Int("prompt-bytes", 0, "pad each Metric's promptTemplate (ai) or guidelines (others) to this many bytes; 0 keeps the short defaults")
 )
 
@@ -73,6 +74,10 @@ func TestBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	restConcurrencies, err := parseInts(*flagRESTC)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := t.Context()
 	b := setUp(t)
 	tab := &table{}
@@ -89,12 +94,15 @@ func TestBench(t *testing.T) {
 			t.Fatalf("memory run: %v", err)
 		}
 	}
-	if *flagRESTN > 0 {
-		if err := b.restRun(ctx, tab, *flagRESTN, *flagRESTC, concurrencies[len(concurrencies)-1]); err != nil {
-			t.Fatalf("REST run: %v", err)
+	for _, c := range restConcurrencies {
+		if *flagRESTN == 0 {
+			break
 		}
-		if err := b.restRemoteRun(ctx, tab, *flagRESTN, *flagRESTC, concurrencies[len(concurrencies)-1]); err != nil {
-			t.Fatalf("REST run in remote mode: %v", err)
+		if err := b.restRun(ctx, tab, *flagRESTN, c, concurrencies[len(concurrencies)-1]); err != nil {
+			t.Fatalf("REST run with %d in flight: %v", c, err)
+		}
+		if err := b.restRemoteRun(ctx, tab, *flagRESTN, c, concurrencies[len(concurrencies)-1]); err != nil {
+			t.Fatalf("REST run in remote mode with %d in flight: %v", c, err)
 		}
 	}
 

@@ -20,7 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -57,6 +61,13 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 		"--api-qps=1000000", "--api-burst=1000000",
 		"--zap-log-level=error",
 	}}
+	pprofAddr, err := pprofAddress()
+	if err != nil {
+		return err
+	}
+	if pprofAddr != "" {
+		opts.Args = append(opts.Args, "--pprof-bind-address="+pprofAddr)
+	}
 
 	start := time.Now()
 	sync, err := framework.StartMetered(opts)
@@ -68,6 +79,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	}
 	elapsed := time.Since(start)
 	syncMem, heap, err := memoryOf(ctx, sync)
+	err = errors.Join(err, saveHeapProfile(ctx, pprofAddr, "sync"))
 	if err = errors.Join(err, sync.Terminate()); err != nil {
 		return err
 	}
@@ -90,6 +102,7 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	if err == nil {
 		var restartMem framework.Memory
 		restartMem, heap, err = memoryOf(ctx, restart)
+		err = errors.Join(err, saveHeapProfile(ctx, pprofAddr, "restart"))
 		tab.add(label+"peak RSS (VmHWM) restarting over Ready Metrics", mib(restartMem.Peak),
 			fmt.Sprintf("Go heap in use %s", mib(heap)), "")
 	}
@@ -110,4 +123,40 @@ func memoryOf(ctx context.Context, p *framework.MeteredManager) (framework.Memor
 		return mem, 0, err
 	}
 	return mem, int64(framework.Sum(families, "go_memstats_heap_inuse_bytes", nil)), nil
+}
+
+// pprofAddress is a free loopback address for the binary's profiles when
+// -pprof-dir is set, else "".
+func pprofAddress() (string, error) {
+	if *flagPprofDir == "" {
+		return "", nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	return ln.Addr().String(), ln.Close()
+}
+
+// saveHeapProfile writes the binary's heap profile to -pprof-dir as
+// heap-<phase>-<prompt bytes>.pb.gz, for `go tool pprof`.
+func saveHeapProfile(ctx context.Context, addr, phase string) error {
+	if addr == "" {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/heap", nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("reading the heap profile: %w", err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	profile, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("heap-%s-%d.pb.gz", phase, *flagPromptBytes)
+	return os.WriteFile(filepath.Join(*flagPprofDir, name), profile, 0o600)
 }

@@ -222,35 +222,77 @@ func (b *bench) createAndWaitReady(ctx context.Context, ns string, n, c int) (ti
 }
 
 // watchReady reports on the returned channel once n Metrics of ns are Ready.
+// The API server closes a watch that falls behind (a run with large
+// prompts makes big events); it is then listed and watched again.
 func (b *bench) watchReady(ctx context.Context, ns string, n int) (<-chan error, error) {
-	w, err := b.k8s.Watch(ctx, &v1alpha1.MetricList{}, client.InNamespace(ns))
+	w, ready, err := b.listAndWatch(ctx, ns)
 	if err != nil {
-		return nil, fmt.Errorf("watching Metrics: %w", err)
+		return nil, err
 	}
 	done := make(chan error, 1)
 	go func() {
-		defer w.Stop()
-		ready := map[string]bool{}
-		for ev := range w.ResultChan() {
-			m, ok := ev.Object.(*v1alpha1.Metric)
-			if !ok || ev.Type == watch.Error {
-				done <- fmt.Errorf("watching Metrics: %v", ev.Object)
+		for len(ready) < n {
+			if err := consumeReady(w, ready, n); err != nil {
+				done <- err
 				return
 			}
-			status, _ := framework.Ready(m)
-			if ev.Type != watch.Deleted && status == metav1.ConditionTrue {
-				ready[m.Name] = true
-			} else {
-				delete(ready, m.Name)
-			}
-			if len(ready) == n {
-				done <- nil
-				return
+			if len(ready) < n {
+				if w, ready, err = b.listAndWatch(ctx, ns); err != nil {
+					done <- err
+					return
+				}
 			}
 		}
-		done <- fmt.Errorf("the Metric watch closed")
+		w.Stop()
+		done <- nil
 	}()
 	return done, nil
+}
+
+// listAndWatch lists the Metrics of ns, returning the names of the Ready
+// ones, and watches them from the list on.
+func (b *bench) listAndWatch(ctx context.Context, ns string) (watch.Interface, map[string]bool, error) {
+	var list v1alpha1.MetricList
+	if err := b.k8s.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return nil, nil, fmt.Errorf("listing Metrics: %w", err)
+	}
+	ready := map[string]bool{}
+	for i := range list.Items {
+		if status, _ := framework.Ready(&list.Items[i]); status == metav1.ConditionTrue {
+			ready[list.Items[i].Name] = true
+		}
+	}
+	w, err := b.k8s.Watch(ctx, &v1alpha1.MetricList{}, client.InNamespace(ns),
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("watching Metrics: %w", err)
+	}
+	return w, ready, nil
+}
+
+// consumeReady records in ready which Metrics w shows Ready, until n are or
+// the watch closes (nil: list and watch again).
+func consumeReady(w watch.Interface, ready map[string]bool, n int) error {
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Error {
+			return nil // expired or overloaded: start over from a list
+		}
+		m, ok := ev.Object.(*v1alpha1.Metric)
+		if !ok {
+			return fmt.Errorf("watching Metrics: unexpected %T", ev.Object)
+		}
+		status, _ := framework.Ready(m)
+		if ev.Type != watch.Deleted && status == metav1.ConditionTrue {
+			ready[m.Name] = true
+		} else {
+			delete(ready, m.Name)
+		}
+		if len(ready) == n {
+			return nil
+		}
+	}
+	return nil
 }
 
 // steadyState restarts the manager over n Ready Metrics and counts the
