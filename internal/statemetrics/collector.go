@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,7 +86,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	for _, k := range kinds {
 		counts, err := c.count(ctx, k.name, k.newList())
-		if err != nil {
+		switch {
+		case apierrors.IsTimeout(err):
+			// The cache is still listing, as after every start: not worth an error per scrape.
+			logf.Log.WithName("statemetrics").V(1).Info("Not counting objects before the cache has synced", "kind", k.name)
+			continue
+		case err != nil:
 			logf.Log.WithName("statemetrics").Error(err, "counting objects", "kind", k.name)
 			continue
 		}

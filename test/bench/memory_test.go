@@ -86,7 +86,8 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 	label := fmt.Sprintf("binary, N=%d, C=%d, prompt bytes %d: ", n, c, *flagPromptBytes)
 	tab.add(label+"process start to all Ready (backlog)", rate(n, elapsed), "", "")
 	tab.add(label+"peak RSS (VmHWM) syncing (goal at 10,000: at most 120 MiB, within 10% for 100 B and 16 KiB prompts)", mib(syncMem.Peak),
-		fmt.Sprintf("RSS after %s, Go heap in use %s", mib(syncMem.Current), mib(heap)), "")
+		fmt.Sprintf("RSS after %s (anonymous %s, binary's pages %s), Go heap in use %s",
+			mib(syncMem.Current), mib(syncMem.Anon), mib(syncMem.File), mib(heap)), "")
 
 	restart, err := framework.StartMetered(opts)
 	if err != nil {
@@ -104,7 +105,8 @@ func (b *bench) memoryRun(ctx context.Context, tab *table, n, c int) error {
 		restartMem, heap, err = memoryOf(ctx, restart)
 		err = errors.Join(err, saveHeapProfile(ctx, pprofAddr, "restart"))
 		tab.add(label+"peak RSS (VmHWM) restarting over Ready Metrics", mib(restartMem.Peak),
-			fmt.Sprintf("Go heap in use %s", mib(heap)), "")
+			fmt.Sprintf("RSS after %s (anonymous %s, binary's pages %s), Go heap in use %s",
+				mib(restartMem.Current), mib(restartMem.Anon), mib(restartMem.File), mib(heap)), "")
 	}
 	if err = errors.Join(err, restart.Terminate()); err != nil {
 		return err

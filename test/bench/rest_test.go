@@ -67,7 +67,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		fmt.Sprintf("%.0f req/s, p50 %.1f ms, p99 %.1f ms", float64(n)/elapsed.Seconds(), p50, p99),
 		fmt.Sprintf("raw API-server create %.0f/s, p50 %.1f ms, p99 %.1f ms", float64(n)/raw.Seconds(), rawP50, rawP99),
 		fmt.Sprintf("%.2fx the time, p50 %.2fx (goal at most 2x)", elapsed.Seconds()/raw.Seconds(), p50/rawP50))
-	durable, err := b.apiServerFloor(ctx, n, c, durableWrites)
+	durable, _, err := b.apiServerFloor(ctx, n, c, durableWrites)
 	if err != nil {
 		return fmt.Errorf("durable floor: %w", err)
 	}

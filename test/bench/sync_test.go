@@ -49,11 +49,11 @@ func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return fmt.Errorf("upstream floor: %w", err)
 	}
-	durable, err := b.apiServerFloor(ctx, n, c, durableWrites)
+	durable, durableCPU, err := b.apiServerFloor(ctx, n, c, durableWrites)
 	if err != nil {
 		return fmt.Errorf("durable floor: %w", err)
 	}
-	guarded, err := b.apiServerFloor(ctx, n, c, guardedWrites)
+	guarded, guardedCPU, err := b.apiServerFloor(ctx, n, c, guardedWrites)
 	if err != nil {
 		return fmt.Errorf("guarded floor: %w", err)
 	}
@@ -78,6 +78,8 @@ func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
 	tab.add(label+"durable floor: create + Ready status write, no manager", rate(n, durable), "", "")
 	tab.add(label+"guarded floor: create + create-pending + id + status writes, no upstream", rate(n, guarded), "", "")
 	tab.add(label+"upstream floor: direct POSTs", rate(n, upstream), "", "")
+	tab.add(label+"CPU time per Metric: operator", run.cpu, "guarded floor: "+guardedCPU, "")
+	tab.add(label+"CPU time per Metric: durable floor", durableCPU, "", "")
 	tab.add(label+"upstream calls per Metric", perObject(int64(run.calls), n), "1 (exactly)", "")
 	tab.add(label+"API writes per Metric (object + status + events)",
 		fmt.Sprintf("%s (%s + %s + %s)", perObject(api.writes(), n), perObject(api.objectWrites.Load(), n),
@@ -105,6 +107,8 @@ type operatorRun struct {
 	api   *apiCounter
 	// reconciles and errors count the Metric controller's reconciles.
 	reconciles, errors float64
+	// cpu is the CPU time per Metric from the first create to all Ready.
+	cpu string
 }
 
 // runOperator starts a manager with concurrency c, creates n Metrics in ns
@@ -121,9 +125,18 @@ func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service,
 	if err != nil {
 		return run, err
 	}
+	cpuBefore, err := readCPU()
+	if err != nil {
+		return run, err
+	}
 	if run.elapsed, err = b.createAndWaitReady(ctx, ns, n, c); err != nil {
 		return run, err
 	}
+	cpuAfter, err := readCPU()
+	if err != nil {
+		return run, err
+	}
+	run.cpu = cpuAfter.since(cpuBefore, n)
 	after, err := waitIdle(ctx, readReconcileStats, before, n)
 	run.calls = b.upstreamCalls() - callsBefore
 	run.reconciles, run.errors = after.total-before.total, after.errors-before.errors
@@ -180,13 +193,18 @@ func guardedWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i i
 }
 
 // apiServerFloor creates n Metrics and makes the writes of one floor to
-// each, with c workers and no manager running.
-func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites) (time.Duration, error) {
+// each, with c workers and no manager running. cpu is the CPU time the
+// writes took, per Metric.
+func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites) (elapsed time.Duration, cpu string, err error) {
 	ns, err := b.newNamespace(ctx, "bench-floor")
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	elapsed, _, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+	before, err := readCPU()
+	if err != nil {
+		return 0, "", err
+	}
+	elapsed, _, err = framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		m := newMetric(ns, fmt.Sprintf("m-%05d", i), i)
 		if err := b.k8s.Create(ctx, m); err != nil {
 			return err
@@ -194,10 +212,14 @@ func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites
 		return writes(ctx, b.k8s, m, i)
 	})
 	if err != nil {
-		return 0, err
+		return 0, "", err
+	}
+	after, err := readCPU()
+	if err != nil {
+		return 0, "", err
 	}
 	// No manager may ever see these: they are Ready without a remote id.
-	return elapsed, b.deleteMetrics(ctx, ns)
+	return elapsed, after.since(before, n), b.deleteMetrics(ctx, ns)
 }
 
 // createAndWaitReady creates n Metrics in ns with c workers and returns the

@@ -29,12 +29,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// BuildManager compiles the manager (./cmd) into dir and returns the
-// binary's path.
+// BuildManager compiles the manager (./cmd) into dir as `make image`
+// builds it (static, -trimpath, no symbol table) and returns the binary's
+// path. The build matters to what is measured: the binary's own pages are
+// a third of its resident set.
 func BuildManager(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "manager")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd")
 	cmd.Dir = RepoRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the manager: %w\n%s", err, out)
 	}

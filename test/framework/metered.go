@@ -90,8 +90,9 @@ func (p *MeteredManager) Output() string { return p.output.String() }
 type Memory struct {
 	// Peak is VmHWM, the high-water mark of the resident set.
 	Peak int64
-	// Current is VmRSS.
-	Current int64
+	// Current is VmRSS: Anon, the process's own memory, and File, the
+	// pages of its binary and libraries.
+	Current, Anon, File int64
 }
 
 // Memory reads the running manager's resident set sizes.
@@ -108,6 +109,10 @@ func (p *MeteredManager) Memory() (Memory, error) {
 			m.Peak, err = parseKB(value)
 		case "VmRSS":
 			m.Current, err = parseKB(value)
+		case "RssAnon":
+			m.Anon, err = parseKB(value)
+		case "RssFile":
+			m.File, err = parseKB(value)
 		}
 		if err != nil {
 			return Memory{}, err

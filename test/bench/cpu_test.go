@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTick is the unit of /proc/<pid>/stat's CPU times: USER_HZ, 100 on
+// every Linux architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// cpuTimes is the CPU time used so far by the three parties of a run on
+// this one machine: where a run's time goes when the CPUs are the limit.
+type cpuTimes struct {
+	// apiServer and etcd are the control plane's child processes; this
+	// process runs the manager, the clients and the upstream test server.
+	apiServer, etcd, bench time.Duration
+}
+
+// readCPU samples the CPU time of this process and of its kube-apiserver
+// and etcd children.
+func readCPU() (cpuTimes, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return cpuTimes{}, err
+	}
+	t := cpuTimes{bench: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		return t, err
+	}
+	self := os.Getpid()
+	for _, path := range stats {
+		comm, ppid, used, ok := readStat(path)
+		if !ok || ppid != self {
+			continue
+		}
+		switch comm {
+		case "kube-apiserver":
+			t.apiServer += used
+		case "etcd":
+			t.etcd += used
+		}
+	}
+	return t, nil
+}
+
+// readStat parses a /proc/<pid>/stat: the command, the parent's pid and the
+// user and system CPU time. ok is false for a process gone meanwhile.
+func readStat(path string) (comm string, ppid int, used time.Duration, ok bool) {
+	raw, err := os.ReadFile(path) //nolint:gosec // a /proc path of our own glob
+	if err != nil {
+		return "", 0, 0, false
+	}
+	s := string(raw)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", 0, 0, false
+	}
+	// After the command: state ppid pgrp session tty tpgid flags minflt
+	// cminflt majflt cmajflt utime stime, fields 3 to 15 of proc(5).
+	fields := strings.Fields(s[end+1:])
+	if len(fields) < 13 {
+		return "", 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(fields[1])
+	utime, err2 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err3 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return "", 0, 0, false
+	}
+	return s[open+1 : end], ppid, time.Duration(utime+stime) * clockTick, true
+}
+
+// since is the CPU time used between before and t, per Metric of n, as a
+// table cell.
+func (t cpuTimes) since(before cpuTimes, n int) string {
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+	return fmt.Sprintf("API server %.2f ms, etcd %.2f ms, manager and clients %.2f ms",
+		per(t.apiServer-before.apiServer), per(t.etcd-before.etcd), per(t.bench-before.bench))
+}
