@@ -56,6 +56,12 @@ const (
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
+	// CreatedByLabel marks the resources the built-in REST server created,
+	// with the value CreatedByRESTAPI.
+	CreatedByLabel = Prefix + "created-by"
+	// CreatedByRESTAPI is the value of CreatedByLabel.
+	CreatedByRESTAPI = "rest-api"
+
 	// DefaultAPIKeySecretKey is the Secret data key read when apiKeySecretRef.key is unset.
 	DefaultAPIKeySecretKey = "apiKey"
 )

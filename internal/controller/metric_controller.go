@@ -168,7 +168,11 @@ func (r *MetricReconciler) createLocal(ctx context.Context, m *v1alpha1.Metric, 
 		return progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 	}
 	setEffective(&m.Status, resp)
-	return ready(v1alpha1.ReasonCreated, "created Metric "+resp.ID), ctrl.Result{}, nil
+	return createdLocally(resp.ID), ctrl.Result{}, nil
+}
+
+func createdLocally(id string) outcome {
+	return ready(v1alpha1.ReasonCreated, "created Metric "+id)
 }
 
 // annotateID records id in the metric-id annotation and drops create-pending,

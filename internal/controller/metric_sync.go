@@ -100,11 +100,16 @@ func (r *MetricReconciler) syncRemote(ctx context.Context, m *v1alpha1.Metric, i
 }
 
 // syncLocal is syncRemote in standalone mode, where the cluster is the
-// system of record: the desired variant is the truth, at once, no call.
+// system of record: the desired variant is the truth, at once, no call. A
+// Metric the REST server created came with the id it assigned: its first
+// status says Created, as for one the reconciler created.
 func syncLocal(m *v1alpha1.Metric, id string) outcome {
-	adopting := m.Status.ID != id
+	first := m.Status.ID != id
 	setEffective(&m.Status, evalapi.ResponseFor(id, evalapi.RequestFor(&m.Spec)))
-	if adopting {
+	switch {
+	case first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI:
+		return createdLocally(id)
+	case first:
 		return adopted(id)
 	}
 	return updated(m, id)

@@ -41,10 +41,6 @@ import (
 
 // Metadata the server puts on the resources it creates.
 const (
-	// CreatedByLabel marks resources created through the REST server.
-	CreatedByLabel = evaluationv1alpha1.Prefix + "created-by"
-	// CreatedByValue is the value of CreatedByLabel.
-	CreatedByValue = "rest-api"
 	// IdempotencyKeyAnnotation records the Idempotency-Key the resource was created with.
 	IdempotencyKeyAnnotation = evaluationv1alpha1.Prefix + "idempotency-key"
 	// RequestHashAnnotation records a hash of the request, so a replay with
@@ -226,7 +222,7 @@ func requestHash(r *http.Request, hashInput any) (string, error) {
 func nameResource(ep *endpoint, req parsedRequest, namespace string) {
 	obj := req.obj
 	obj.SetNamespace(namespace)
-	obj.SetLabels(map[string]string{CreatedByLabel: CreatedByValue})
+	obj.SetLabels(map[string]string{evaluationv1alpha1.CreatedByLabel: evaluationv1alpha1.CreatedByRESTAPI})
 	if req.idemKey == "" {
 		obj.SetGenerateName(ep.namePrefix)
 		return

@@ -100,7 +100,7 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 			Expect(recordedID(&m)).To(Equal(got.ID)) // status.id follows from the reconciler
 			Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj-1"))
 			Expect(m.Spec.APIKeySecretRef).To(Equal(&evaluationv1alpha1.SecretKeySelector{Name: t.secret, Key: "apiKey"}))
-			Expect(m.Labels).To(HaveKeyWithValue(CreatedByLabel, CreatedByValue))
+			Expect(m.Labels).To(HaveKeyWithValue(evaluationv1alpha1.CreatedByLabel, evaluationv1alpha1.CreatedByRESTAPI))
 		},
 		Entry("ai int", "ai", "int"),
 		Entry("ai float", "ai", "float"),
@@ -133,6 +133,8 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 		Expect(created.Annotations).To(HaveKeyWithValue(evaluationv1alpha1.MetricIDAnnotation, id))
 		Expect(ready.Annotations).To(Equal(created.Annotations))
 		Expect(ready.Status.ID).To(Equal(id))
+		Expect(meta.FindStatusCondition(ready.Status.Conditions, evaluationv1alpha1.ConditionReady)).
+			To(HaveField("Reason", evaluationv1alpha1.ReasonCreated), "the server created it, nothing was adopted")
 		Expect(metricResponse(ready)).To(Equal(metricResponse(created)), "status holds what the answer said")
 	})
 
