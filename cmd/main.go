@@ -97,6 +97,7 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	setGCPercent(os.LookupEnv)
 	if err := run(cfg); err != nil {
 		ctrl.Log.Error(err, "manager stopped")
 		os.Exit(1)
