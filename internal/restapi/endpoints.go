@@ -72,9 +72,10 @@ type localCreate struct {
 	complete func(client.Object)
 	// answer is the answer once the create is committed.
 	answer func(created client.Object) response
-	// cached makes the answer wait until the cache holds the created
-	// resource, so a GET or list the client sends after it finds it.
-	cached bool
+	// readable says a client reads the resource back (GET, list): the
+	// reads in its namespace that follow the answer wait until the cache
+	// shows it (see unseen), so they find it.
+	readable bool
 }
 
 // keyRef points a resource at the apiKey of secret, the caller's key Secret.
@@ -106,7 +107,7 @@ func createMetric() *endpoint {
 		},
 		fields:  specFields(nil),
 		succeed: createdMetric,
-		local:   &localCreate{complete: assignMetricID, answer: createdMetric, cached: true},
+		local:   &localCreate{complete: assignMetricID, answer: createdMetric, readable: true},
 	}
 }
 
@@ -207,7 +208,7 @@ func deleteTestset(ttl *int32) *endpoint {
 
 // deletedLocally answers a deletion in standalone mode as soon as its
 // resource is committed: there is no remote copy of anything to delete, so
-// the reconciler can only record success, and no GET reads the resource
+// the reconciler can only record success, and no request reads the resource
 // back. A 10,000-id bulk delete is answered after the one create of its 1.3
 // MB resource rather than after that and a rewrite of it for its status.
 var deletedLocally = &localCreate{answer: deleted}

@@ -87,8 +87,8 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 		return s.failure(ep.kind, err)
 	}
 	if local != nil && !replay {
-		if local.cached {
-			return s.awaitCached(r.Context(), ep, req.obj, local.answer)
+		if local.readable {
+			s.unseen.add(r.Context(), s.opts.Cache, req.obj)
 		}
 		return local.answer(req.obj)
 	}
@@ -338,21 +338,6 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 			s.discard(ctx, obj)
 		}
 		return res, v != pending, reason
-	})
-}
-
-// awaitCached answers a request the create alone carried out with answer,
-// once the cache holds the created resource: a GET or list the client sends
-// after the answer then finds it. It waits for the watch, not for the
-// reconciler.
-func (s *Server) awaitCached(ctx context.Context, ep *endpoint, created client.Object,
-	answer func(client.Object) response) response {
-	uid := created.GetUID()
-	return s.waitFor(ctx, ep, client.ObjectKeyFromObject(created), func(obj evaluationv1alpha1.Object) (response, bool, string) {
-		if obj == nil || obj.GetUID() != uid {
-			return response{}, false, "" // the cache has yet to see the create
-		}
-		return answer(created), true, ""
 	})
 }
 

@@ -233,6 +233,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
+	s.unseen.wait(r.Context(), secret.Namespace)
 	var list evaluationv1alpha1.MetricList
 	err = s.opts.Cache.List(r.Context(), &list, client.InNamespace(secret.Namespace),
 		client.MatchingFields{projectIndex: r.PathValue("projectId")})
@@ -293,6 +294,7 @@ const metricKind = "Metric"
 // Another namespace's Metric is not found either: a key cannot even learn
 // that it exists.
 func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Metric, error) {
+	s.unseen.wait(ctx, namespace)
 	var list evaluationv1alpha1.MetricList
 	err := s.opts.Cache.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{remoteIDIndex: id})
 	if err != nil {

@@ -19,7 +19,8 @@ limitations under the License.
 // SDKs and curl can use the cluster as the service: each request reads or
 // writes custom resources (Metric, TestcaseDeletion, TestsetDeletion) in the
 // namespace of the caller's API key, and a write is answered from its
-// resource once the reconciler has processed it.
+// resource once the reconciler has processed it (in standalone mode, a
+// create that needs no reconciler as soon as it is committed).
 package restapi
 
 import (
@@ -36,6 +37,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -149,6 +151,7 @@ type Server struct {
 	log       logr.Logger
 	keys      *keyring
 	waiters   *waiters
+	unseen    *unseen
 	endpoints []*endpoint
 	admission *admission
 	handler   http.Handler
@@ -185,6 +188,7 @@ func New(opts Options) (*Server, error) {
 		log:       opts.Logger,
 		keys:      keys,
 		waiters:   newWaiters(),
+		unseen:    newUnseen(opts.SyncTimeout),
 		admission: newAdmission(opts.MaxInflight, opts.TenantQPS, opts.TenantBurst, opts.Now),
 		endpoints: []*endpoint{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
 	}
@@ -340,7 +344,8 @@ func (s *Server) startWatching(ctx context.Context) (func(), error) {
 }
 
 // watchResources adds the waiters' event handler to the cache's informer of
-// each kind the server creates; the returned func removes them again.
+// each kind the server creates, and unseen's to those a client reads back;
+// the returned func removes them again.
 func (s *Server) watchResources(ctx context.Context) (func(), error) {
 	var removers []func()
 	unwatch := func() {
@@ -354,12 +359,18 @@ func (s *Server) watchResources(ctx context.Context) (func(), error) {
 			unwatch()
 			return nil, fmt.Errorf("getting the %s informer: %w", ep.kind, err)
 		}
-		reg, err := informer.AddEventHandler(s.waiters.handler(ep.kind))
-		if err != nil {
-			unwatch()
-			return nil, fmt.Errorf("watching %s: %w", ep.kind, err)
+		handlers := []toolscache.ResourceEventHandler{s.waiters.handler(ep.kind)}
+		if ep.local != nil && ep.local.readable {
+			handlers = append(handlers, s.unseen.handler())
 		}
-		removers = append(removers, func() { _ = informer.RemoveEventHandler(reg) })
+		for _, h := range handlers {
+			reg, err := informer.AddEventHandler(h)
+			if err != nil {
+				unwatch()
+				return nil, fmt.Errorf("watching %s: %w", ep.kind, err)
+			}
+			removers = append(removers, func() { _ = informer.RemoveEventHandler(reg) })
+		}
 	}
 	return unwatch, nil
 }
