@@ -55,6 +55,7 @@ type config struct {
 	defaultAPIKeySecret     string
 	apiQPS                  float64
 	apiBurst                int
+	apiMaxInFlight          int
 	apiTimeout              time.Duration
 	bulkDeleteBatchSize     int
 	maxConcurrentReconciles int
@@ -113,6 +114,9 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Name of the Secret (in each object's own namespace, data key apiKey) used by objects without apiKeySecretRef.")
 	fs.Float64Var(&c.apiQPS, "api-qps", 20, "Requests per second the operator sends to the Evaluation Service.")
 	fs.IntVar(&c.apiBurst, "api-burst", 40, "Requests the operator may send at once above --api-qps.")
+	fs.IntVar(&c.apiMaxInFlight, "api-max-in-flight", 0,
+		"Requests the operator has in flight to the Evaluation Service at once; 0 means as many as the workers. "+
+			"Below --max-concurrent-reconciles, the other workers write to the API server meanwhile.")
 	fs.DurationVar(&c.apiTimeout, "api-timeout", 10*time.Second, "Timeout of each request to the Evaluation Service.")
 	fs.IntVar(&c.bulkDeleteBatchSize, "bulk-delete-batch-size", 100, "Testcase ids per bulk-delete request (1 to 10000).")
 	fs.IntVar(&c.maxConcurrentReconciles, "max-concurrent-reconciles", 8, "Objects of each kind reconciled in parallel.")
@@ -197,6 +201,9 @@ func (c *config) validate() error {
 	if c.apiQPS <= 0 {
 		errs = append(errs, fmt.Errorf("--api-qps %v: must be greater than 0", c.apiQPS))
 	}
+	if c.apiMaxInFlight < 0 {
+		errs = append(errs, fmt.Errorf("--api-max-in-flight %d: must not be negative", c.apiMaxInFlight))
+	}
 	if c.apiBurst < 1 {
 		errs = append(errs, fmt.Errorf("--api-burst %d: must be at least 1", c.apiBurst))
 	}
@@ -269,10 +276,11 @@ func (c *config) service() (evalapi.Service, error) {
 		return evalapi.Standalone{}, nil
 	}
 	return evalapi.NewClient(evalapi.Options{
-		BaseURL: c.apiURL,
-		Timeout: c.apiTimeout,
-		QPS:     c.apiQPS,
-		Burst:   c.apiBurst,
+		BaseURL:     c.apiURL,
+		Timeout:     c.apiTimeout,
+		QPS:         c.apiQPS,
+		Burst:       c.apiBurst,
+		MaxInFlight: c.apiMaxInFlight,
 	})
 }
 

@@ -68,6 +68,11 @@ type Options struct {
 	Burst int
 	// UserAgent is the User-Agent header; empty means DefaultUserAgent.
 	UserAgent string
+	// MaxInFlight limits the requests in flight at once; zero or less means
+	// no limit. With more reconcile workers than it, the service is kept as
+	// busy as it allows while the other workers write to the API server,
+	// instead of every worker waiting on the service in turn.
+	MaxInFlight int
 }
 
 // Client is the Service of a real Evaluation Service, over HTTP. It is safe
@@ -79,6 +84,8 @@ type Client struct {
 	timeout   time.Duration
 	limiter   *rate.Limiter
 	userAgent string
+	// inflight holds a token per request in flight; nil without a limit.
+	inflight chan struct{}
 }
 
 var _ Service = (*Client)(nil)
@@ -104,6 +111,9 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	if opts.QPS > 0 {
 		c.limiter = rate.NewLimiter(rate.Limit(opts.QPS), max(opts.Burst, 1))
+	}
+	if opts.MaxInFlight > 0 {
+		c.inflight = make(chan struct{}, opts.MaxInFlight)
 	}
 	return c, nil
 }
@@ -261,6 +271,11 @@ func (c *Client) call(ctx context.Context, key APIKey, cl call) error {
 	if err := c.limiter.Wait(ctx); err != nil {
 		return &Error{Kind: KindNotSent, Op: cl.op.name, Err: fmt.Errorf("waiting for the client-side rate limit: %w", err)}
 	}
+	release, err := c.acquire(ctx)
+	if err != nil {
+		return &Error{Kind: KindNotSent, Op: cl.op.name, Err: err}
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	ans, wrote, err := c.send(ctx, req, cl.op)
@@ -268,6 +283,22 @@ func (c *Client) call(ctx context.Context, key APIKey, cl call) error {
 		return &Error{Kind: transportKind(wrote), Op: cl.op.name, Err: err}
 	}
 	return ans.check(cl, key)
+}
+
+// acquire waits, at most the request timeout, for a place among the
+// requests in flight; release gives it back.
+func (c *Client) acquire(ctx context.Context) (release func(), err error) {
+	if c.inflight == nil {
+		return func() {}, nil
+	}
+	wait, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	select {
+	case c.inflight <- struct{}{}:
+		return func() { <-c.inflight }, nil
+	case <-wait.Done():
+		return nil, fmt.Errorf("waiting for one of the %d places for requests in flight: %w", cap(c.inflight), wait.Err())
+	}
 }
 
 // newRequest builds the request without a context; call adds it.

@@ -200,6 +200,34 @@ var _ = Describe("Client", func() {
 		}
 	})
 
+	It("keeps at most MaxInFlight requests in flight, and sends nothing for a request that cannot get a place", func() {
+		arrived, release := make(chan struct{}, 8), make(chan struct{})
+		base := serve(func(w http.ResponseWriter, _ *http.Request) {
+			arrived <- struct{}{}
+			<-release
+			_, _ = w.Write([]byte(`{"success":true}`))
+		})
+		c := newClient(base, func(o *evalapi.Options) { o.MaxInFlight = 2 })
+		errs := make(chan error, 3)
+		for range 3 {
+			go func() { _, err := c.DeleteTestset(ctx, key, "ts1"); errs <- err }()
+		}
+		Eventually(arrived).Should(HaveLen(2))
+		Consistently(arrived, 200*time.Millisecond).Should(HaveLen(2), "the third waits for a place")
+
+		impatient, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, err := c.DeleteTestset(impatient, key, "ts1")
+		Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
+		Expect(err).To(MatchError(ContainSubstring("places for requests in flight")))
+
+		close(release)
+		for range 3 {
+			Eventually(errs).Should(Receive(BeNil()))
+		}
+		Expect(arrived).To(HaveLen(3))
+	})
+
 	It("sends the bearer key, JSON headers and its User-Agent", func() {
 		headers := make(chan http.Header, 2)
 		base := serve(func(w http.ResponseWriter, r *http.Request) {

@@ -50,6 +50,7 @@ var (
 	flagRESTN       = flag.Int("rest-n", 1000, "POST requests of the REST server run; 0 skips it")
 	flagRESTC       = flag.String("rest-c", "1,32", "comma-separated requests in flight of the REST server runs: 1 measures the path a request takes, more the server under load")
 	flagOut         = flag.String("out", "", "also write the table to this file")
+	flagWorkers     = flag.Int("workers", 0, "MaxConcurrentReconciles of the operator run (0: the -c value); above -c the upstream client keeps at most -c requests in flight (MaxInFlight), as the floors do")
 	flagPprofDir    = flag.String("pprof-dir", "", "save the manager binary's heap profiles of the memory run in this directory")
 	flagPromptBytes = flag.Int("prompt-bytes", 0, "pad each Metric's promptTemplate (ai) or guidelines (others) to this many bytes; 0 keeps the short defaults")
 )

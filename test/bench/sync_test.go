@@ -17,6 +17,7 @@ limitations under the License.
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,17 +66,21 @@ func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return err
 	}
-	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL()})
+	workers := cmp.Or(*flagWorkers, c)
+	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL(), MaxInFlight: c})
 	if err != nil {
 		return err
 	}
-	run, err := b.runOperator(ctx, ns, svc, n, c)
+	run, err := b.runOperator(ctx, ns, svc, n, workers)
 	if err != nil {
 		return err
 	}
 	floor := max(guarded, upstream)
 	api := run.api
 	label := fmt.Sprintf("C=%d: ", c)
+	if workers != c {
+		label = fmt.Sprintf("C=%d, %d workers: ", c, workers)
+	}
 	tab.add(label+"operator, create to all Ready", rate(n, run.elapsed), "max(guarded, upstream) "+rate(n, floor), ratio(run.elapsed, floor))
 	tab.add(label+"operator against the durable floor", rate(n, run.elapsed), "durable "+rate(n, durable), ratio(run.elapsed, durable))
 	tab.add(label+"durable floor: create + Ready status write, no manager", rate(n, durable), "", "")

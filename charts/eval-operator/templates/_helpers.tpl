@@ -122,6 +122,9 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- end }}
 {{- $args = append $args (printf "--api-qps=%v" $v.apiQps) }}
 {{- $args = append $args (printf "--api-burst=%v" $v.apiBurst) }}
+{{- if $v.apiMaxInFlight }}
+{{- $args = append $args (printf "--api-max-in-flight=%v" $v.apiMaxInFlight) }}
+{{- end }}
 {{- $args = append $args (printf "--api-timeout=%s" $v.apiTimeout) }}
 {{- $args = append $args (printf "--bulk-delete-batch-size=%v" $v.bulkDeleteBatchSize) }}
 {{- $args = append $args (printf "--max-concurrent-reconciles=%v" $v.maxConcurrentReconciles) }}
