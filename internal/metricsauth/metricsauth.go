@@ -226,6 +226,10 @@ func (g *guard) authenticate(ctx context.Context, token string) (tokenResult, er
 		return res, nil
 	}
 	return shared(ctx, &g.inflight, "token:"+hex.EncodeToString(k[:]), g.s.reviewTimeout, func(ctx context.Context) (tokenResult, error) {
+		// A flight that ended between the lookup above and this one cached its answer.
+		if res, ok := g.users.get(k, g.s.now()); ok {
+			return res, nil
+		}
 		var review *authenticationv1.TokenReview
 		err := g.retry(ctx, func(ctx context.Context) error {
 			var err error
@@ -289,6 +293,9 @@ func (g *guard) authorize(ctx context.Context, u authenticationv1.UserInfo, verb
 		return accessResult{allowed: allowed, reason: "cached"}, nil
 	}
 	return shared(ctx, &g.inflight, "access:"+hex.EncodeToString(k[:]), g.s.reviewTimeout, func(ctx context.Context) (accessResult, error) {
+		if allowed, ok := g.allowed.get(k, g.s.now()); ok {
+			return accessResult{allowed: allowed, reason: "cached"}, nil
+		}
 		var review *authorizationv1.SubjectAccessReview
 		err := g.retry(ctx, func(ctx context.Context) error {
 			var err error
