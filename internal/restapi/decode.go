@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	kjson "sigs.k8s.io/json"
 
@@ -36,6 +37,10 @@ import (
 func decodeStrict(data []byte, v any) []fieldError {
 	if len(data) == 0 {
 		return []fieldError{{Field: bodyField, Message: "the request body is empty; it must be a JSON object"}}
+	}
+	if !utf8.Valid(data) {
+		// The JSON decoder would store U+FFFD in place of the bad bytes: a changed value.
+		return []fieldError{{Field: bodyField, Message: "the request body is not valid UTF-8"}}
 	}
 	strictErrs, err := kjson.UnmarshalStrict(data, v)
 	if err != nil {
@@ -108,7 +113,10 @@ func jsonKind(t reflect.Type) string {
 // decodeMetricRequest decodes the body of POST /projects/{projectId}/metrics.
 func decodeMetricRequest(data []byte) (evalapi.MetricRequest, []fieldError) {
 	var req evalapi.MetricRequest
-	return req, decodeStrict(data, &req)
+	if errs := decodeStrict(data, &req); len(errs) > 0 {
+		return req, errs
+	}
+	return req, requestTextErrors(req)
 }
 
 // decodeBulkDeleteRequest decodes the body of POST /testcases/bulk-delete.

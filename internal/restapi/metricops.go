@@ -77,8 +77,8 @@ func indexMetrics(ctx context.Context, c cache.Cache, standalone bool) error {
 	} {
 		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
 			m := o.(*evaluationv1alpha1.Metric)
-			if idOf(m) == "" {
-				return nil // not in the API until the service has it
+			if idOf(m) == "" || !servable(m, idOf(m)) {
+				return nil // not in the API until the service has it, nor under a refused id
 			}
 			return []string{value(m)}
 		})
@@ -303,9 +303,7 @@ func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluat
 	if len(list.Items) == 0 {
 		return nil, metricNotFound()
 	}
-	// Two resources holding one id (an adoption gone wrong): every replica picks the same.
-	m := slices.MinFunc(list.Items, func(a, b evaluationv1alpha1.Metric) int { return positionOf(&a).compare(positionOf(&b)) })
-	return &m, nil
+	return holder(list.Items), nil
 }
 
 func metricNotFound() *apiError {
@@ -370,5 +368,5 @@ func decodeMetricUpdate(data []byte) (evalapi.MetricUpdate, []fieldError) {
 	if u.OutputType == "" {
 		errs = append(errs, fieldError{Field: "outputType", Message: "Required value"})
 	}
-	return u, errs
+	return u, append(errs, updateTextErrors(u)...)
 }
