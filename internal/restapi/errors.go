@@ -62,6 +62,9 @@ type apiError struct {
 	code, message string
 	details       map[string]any
 	header        http.Header
+	// note, when set, is the refusal behind the answer that is worth a
+	// V(1) log line: the tenant's situation, not the server's fault.
+	note error
 }
 
 func newAPIError(status int, code, message string, details map[string]any) *apiError {

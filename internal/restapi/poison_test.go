@@ -62,6 +62,16 @@ var _ = Describe("Poison values", func() {
 		Expect(metricsIn(t.namespace)).To(BeEmpty())
 	})
 
+	It("refuses a body in another charset than UTF-8 with a 415", func() {
+		rep := send(request{method: http.MethodPost, path: projectPath, key: t.key,
+			contentType: "application/json; charset=iso-8859-1", body: variantBody("human", "int")})
+		Expect(rep.status).To(Equal(http.StatusUnsupportedMediaType), "body: %s", rep.body)
+		Expect(metricsIn(t.namespace)).To(BeEmpty())
+		rep = send(request{method: http.MethodPost, path: projectPath, key: t.key,
+			contentType: "application/json; charset=UTF-8", body: variantBody("human", "int")})
+		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+	})
+
 	// claim creates a Metric as kubectl would, annotated with id, and waits
 	// until the reconciler stalls it for reason.
 	claim := func(name, id, reason string) {

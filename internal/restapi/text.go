@@ -17,6 +17,8 @@ limitations under the License.
 package restapi
 
 import (
+	"strings"
+
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
@@ -51,4 +53,12 @@ func textErrors(name, description, guidelines, promptTemplate *string) []fieldEr
 		}
 	}
 	return errs
+}
+
+// isUTF8Charset reports whether a Content-Type's parameters name no charset
+// or UTF-8 (RFC 8259: JSON is UTF-8). A body in another charset would be
+// decoded as UTF-8 and stored altered, so it is refused with a 415.
+func isUTF8Charset(params map[string]string) bool {
+	charset, ok := params["charset"]
+	return !ok || strings.EqualFold(charset, "utf-8") || strings.EqualFold(charset, "utf8")
 }
