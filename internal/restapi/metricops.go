@@ -249,7 +249,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 			start = i
 		}
 	}
-	end := min(start+limit, len(items))
+	end := pageEnd(items, start, min(start+limit, len(items)))
 	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, end-start), HasMore: end < len(items)}
 	for i := range items[start:end] {
 		m := &items[start+i]
