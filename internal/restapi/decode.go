@@ -27,6 +27,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/quote"
 )
 
 // decodeStrict decodes exactly one JSON value into v, refusing unknown and
@@ -77,7 +78,7 @@ func decodeError(err error) fieldError {
 func strictError(err error) fieldError {
 	var fe kjson.FieldError
 	if !errors.As(err, &fe) || fe.FieldPath() == "" {
-		return fieldError{Field: bodyField, Message: err.Error()}
+		return fieldError{Field: bodyField, Message: quote.Bounded(err.Error())}
 	}
 	msg := err.Error()
 	for _, kind := range []string{"unknown field", "duplicate field"} {
@@ -85,7 +86,7 @@ func strictError(err error) fieldError {
 			msg = kind
 		}
 	}
-	return fieldError{Field: fe.FieldPath(), Message: msg}
+	return fieldError{Field: quote.Bounded(fe.FieldPath()), Message: quote.Bounded(msg)}
 }
 
 // jsonKind names the JSON type that decodes into t, for error messages.

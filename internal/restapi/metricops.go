@@ -311,20 +311,20 @@ func metricNotFound() *apiError {
 }
 
 // position is a Metric's place in a list: newest first by creation time,
-// then by name. A cursor is the position of the last Metric of a page, so
+// then by uid (not the name, which a cursor would show to the client). A cursor is the position of the last Metric of a page, so
 // the next page starts after it however many Metrics were added since.
 type position struct {
 	Created int64  `json:"c"`
-	Name    string `json:"n"`
+	UID     string `json:"u"`
 }
 
 func positionOf(m *evaluationv1alpha1.Metric) position {
-	return position{Created: m.CreationTimestamp.Unix(), Name: m.Name}
+	return position{Created: m.CreationTimestamp.Unix(), UID: string(m.UID)}
 }
 
 // compare orders positions as the list does.
 func (p position) compare(q position) int {
-	return cmp.Or(cmp.Compare(q.Created, p.Created), cmp.Compare(p.Name, q.Name))
+	return cmp.Or(cmp.Compare(q.Created, p.Created), cmp.Compare(p.UID, q.UID))
 }
 
 func (p position) cursor() string {
@@ -345,7 +345,7 @@ func parseListQuery(q url.Values) (limit int, after *position, err error) {
 	if v := q.Get("cursor"); v != "" {
 		var p position
 		b, decErr := base64.RawURLEncoding.DecodeString(v)
-		if decErr != nil || json.Unmarshal(b, &p) != nil || p.Name == "" {
+		if decErr != nil || json.Unmarshal(b, &p) != nil || p.UID == "" {
 			return 0, nil, validationError(fieldError{Field: "cursor",
 				Message: "must be the nextCursor of an earlier page"})
 		}

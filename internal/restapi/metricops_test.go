@@ -18,6 +18,7 @@ package restapi
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -226,6 +227,11 @@ var _ = Describe("GET /projects/{projectId}/metrics", func() {
 		Eventually(func() int { return len(pageOf(listMetrics(t, "?limit=100")).Data) }).Should(Equal(maxReadsPerPage))
 		page := pageOf(listMetrics(t, "?limit=100"))
 		Expect(page.HasMore).To(BeTrue())
+		cursor, err := base64.RawURLEncoding.DecodeString(*page.NextCursor)
+		Expect(err).NotTo(HaveOccurred())
+		for _, m := range metricsIn(t.namespace) {
+			Expect(string(cursor)).NotTo(ContainSubstring(m.Name), "the cursor shows no resource's name")
+		}
 		Expect(pageOf(listMetrics(t, "?limit=100&cursor="+url.QueryEscape(*page.NextCursor))).Data).To(HaveLen(1))
 	})
 

@@ -72,6 +72,18 @@ var _ = Describe("Poison values", func() {
 		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
 	})
 
+	It("quotes at most a bounded prefix of a bad value in the error body", func() {
+		huge := strings.Repeat("x", 1<<20)
+		for _, body := range []string{
+			`{"name":"n","evalType":"` + huge + `","outputType":"boolean"}`,           // refused by the API server
+			`{"name":"n","evalType":"human","outputType":"boolean","` + huge + `":1}`, // refused by the decoder
+		} {
+			rep := postMetric(t, body)
+			Expect(rep.status).To(Equal(http.StatusBadRequest))
+			Expect(len(rep.body)).To(BeNumerically("<", 8<<10), "an error body of %d bytes", len(rep.body))
+		}
+	})
+
 	// claim creates a Metric as kubectl would, annotated with id, and waits
 	// until the reconciler stalls it for reason.
 	claim := func(name, id, reason string) {
