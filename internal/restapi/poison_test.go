@@ -84,6 +84,14 @@ var _ = Describe("Poison values", func() {
 		}
 	})
 
+	DescribeTable("answers an unclean path with a 404 ApiError, not a redirect", func(path string) {
+		rep := send(request{method: http.MethodGet, path: path, key: t.key})
+		expectNotFound(rep)
+	},
+		Entry("a double slash", BasePath+"//projects/proj-1/metrics"),
+		Entry("a dot segment", BasePath+"/projects/proj-1/./metrics"),
+	)
+
 	// claim creates a Metric as kubectl would, annotated with id, and waits
 	// until the reconciler stalls it for reason.
 	claim := func(name, id, reason string) {
