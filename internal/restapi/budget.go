@@ -46,8 +46,8 @@ type Budget struct {
 }
 
 // DefaultBudget is the budget of every namespace unless set otherwise:
-// at most 500 x 56 KiB of Metrics, 500 x 2 KiB of TestsetDeletions and
-// 20 x 1.3 MiB of TestcaseDeletions, about 55 MiB of etcd in all.
+// at most 500 x 75 KiB of Metrics, 500 x 2 KiB of TestsetDeletions and
+// 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of etcd in all.
 var DefaultBudget = Budget{Metrics: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
 
 // CodeQuotaExceeded: the namespace holds as many objects of the kind as its
