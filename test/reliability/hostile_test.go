@@ -103,6 +103,7 @@ var _ = Describe("A hostile tenant", func() {
 			Expect(err).NotTo(HaveOccurred())
 			report := fmt.Sprintf("statuses %v, RSS %d -> %d MiB", statuses, before.Current>>20, after.Current>>20)
 			AddReportEntry("hostile tenant", report)
+			fmt.Fprintln(GinkgoWriter, "hostile tenant:", report)
 
 			Expect(statuses).NotTo(HaveKey(BeNumerically(">=", 500)), report)
 			Expect(statuses[http.StatusForbidden]).To(BeNumerically(">", 0), "the budget was reached: %s", report)
