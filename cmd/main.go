@@ -141,10 +141,10 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"TestsetDeletions a namespace may hold before the REST server refuses a create.")
 	fs.IntVar(&c.restBudget.TestcaseDeletions, "rest-tenant-max-testcase-deletions", restapi.DefaultBudget.TestcaseDeletions,
 		"TestcaseDeletions (up to 1.3 MB each) a namespace may hold before the REST server refuses a create.")
-	fs.Float64Var(&c.kubeQPS, "kube-api-qps", 100,
+	fs.Float64Var(&c.kubeQPS, "kube-api-qps", 300,
 		"Requests per second the manager sends to the Kubernetes API server, all tenants and reconcilers together: "+
 			"one tenant's REST requests cannot turn into more than this.")
-	fs.IntVar(&c.kubeBurst, "kube-api-burst", 200, "Requests the manager may send to the Kubernetes API server at once above --kube-api-qps.")
+	fs.IntVar(&c.kubeBurst, "kube-api-burst", 600, "Requests the manager may send to the Kubernetes API server at once above --kube-api-qps.")
 	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "Certificate file of the REST server; with --tls-key-file it serves HTTPS.")
 	fs.StringVar(&c.tlsKeyFile, "tls-key-file", "", "Private key file of the REST server.")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8443",

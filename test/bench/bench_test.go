@@ -82,7 +82,7 @@ func TestBench(t *testing.T) {
 	ctx := t.Context()
 	b := setUp(t)
 	tab := &table{}
-	tab.note("N=%d Metrics, upstream latency %s, %d CPUs, prompt bytes %d (0: short defaults); the manager's API-server client has no client-side rate limit (QPS -1; the binary's --kube-api-qps is 100), the upstream client no QPS limit",
+	tab.note("N=%d Metrics, upstream latency %s, %d CPUs, prompt bytes %d (0: short defaults); the manager's API-server client has no client-side rate limit (QPS -1; the binary's --kube-api-qps is 300), the upstream client no QPS limit",
 		*flagN, *flagLatency, runtimeCPUs(), *flagPromptBytes)
 
 	for _, c := range concurrencies {
@@ -127,7 +127,7 @@ func setUp(t *testing.T) *bench {
 	}
 	t.Cleanup(func() { _ = cp.Stop() })
 	// No client-side limit: the runs measure what the operator's code costs;
-	// the binary keeps one (--kube-api-qps, 100 by default) that a backlog
+	// the binary keeps one (--kube-api-qps, 300 by default) that a backlog
 	// of creates can reach.
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS = -1
