@@ -45,6 +45,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/metricsauth"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi"
 	"github.com/eval-operator/eval-operator/internal/statemetrics"
 )
@@ -270,10 +271,10 @@ func (c *config) gracefulShutdownTimeout() time.Duration {
 	return longest + shutdownMargin
 }
 
-// service is the Evaluation Service the reconcilers talk to.
+// service is the --api-url service, or nil to run standalone.
 func (c *config) service() (evalapi.Service, error) {
 	if c.apiURL == "" {
-		return evalapi.Standalone{}, nil
+		return nil, nil
 	}
 	return evalapi.NewClient(evalapi.Options{
 		BaseURL:     c.apiURL,
@@ -331,19 +332,21 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("--api-url: %w", err)
 	}
+	connector := remote.NewConnector(mgr.GetAPIReader(), remote.Defaults{
+		Service:             svc,
+		DefaultAPIKeySecret: c.defaultAPIKeySecret,
+		DriftInterval:       c.driftInterval,
+		BulkDeleteBatchSize: c.bulkDeleteBatchSize,
+	})
 	if err := controller.SetupWithManager(mgr, controller.Options{
-		Service:                 svc,
-		Standalone:              c.apiURL == "",
-		DefaultAPIKeySecret:     c.defaultAPIKeySecret,
-		BulkDeleteBatchSize:     c.bulkDeleteBatchSize,
+		Connector:               connector,
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
-		DriftInterval:           c.driftInterval,
 		RequestTimeout:          c.apiTimeout,
 	}); err != nil {
 		return err
 	}
 	if c.serveAPI != "" {
-		if err := addRESTServer(mgr, c, tlsOpts); err != nil {
+		if err := addRESTServer(mgr, c, connector, tlsOpts); err != nil {
 			return err
 		}
 	}
@@ -365,7 +368,7 @@ func run(c config) error {
 
 // addRESTServer adds the built-in REST server to mgr. It runs on every
 // replica, leader or not: it only creates resources and reads the cache.
-func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) error {
+func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsOpts []func(*tls.Config)) error {
 	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating the REST server's client: %w", err)
@@ -379,7 +382,7 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		Client:            mgr.GetClient(),
 		Cache:             mgr.GetCache(),
 		Reader:            mgr.GetAPIReader(),
-		Standalone:        c.apiURL == "",
+		Connector:         connector,
 		KubeClient:        kube,
 		Namespaces:        c.watchNamespaces,
 		NamespaceSelector: selector,

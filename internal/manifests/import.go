@@ -34,6 +34,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // listPageSize is the largest page the service serves, so an import of a
@@ -77,16 +78,16 @@ type ImportOptions struct {
 }
 
 // Imported is one Metric manifest per remote Metric, in the order of
-// remote, each carrying its remote id in the metric-id annotation so that
+// found, each carrying its remote id in the metric-id annotation so that
 // applying it adopts the remote Metric instead of creating one. Its spec
 // asks for exactly what the service holds, so adoption changes nothing.
-func Imported(remote []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, error) {
-	names, err := objectNames(remote)
+func Imported(found []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, error) {
+	names, err := objectNames(found)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]v1alpha1.Metric, 0, len(remote))
-	for _, m := range remote {
+	out := make([]v1alpha1.Metric, 0, len(found))
+	for _, m := range found {
 		obj := v1alpha1.Metric{
 			TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Metric"},
 			ObjectMeta: metav1.ObjectMeta{
@@ -94,7 +95,7 @@ func Imported(remote []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, e
 				Namespace:   opts.Namespace,
 				Annotations: map[string]string{v1alpha1.MetricIDAnnotation: m.ID},
 			},
-			Spec: evalapi.SpecFor(opts.ProjectID, requestOf(m)),
+			Spec: remote.SpecFor(opts.ProjectID, requestOf(m)),
 		}
 		// "" is the service's default: leave it out of the manifest.
 		if obj.Spec.Guidelines != nil && *obj.Spec.Guidelines == "" {

@@ -43,7 +43,6 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -200,7 +199,7 @@ func startScopedManager(cfg *rest.Config, namespaces []string) (ctrl.Manager, st
 		Logger:                 ctrl.Log.WithName("scoped"),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controller.SetupWithManager(mgr, controller.Options{Service: evalapi.Standalone{}, Standalone: true})).
+	Expect(controller.SetupWithManager(mgr, controller.Options{Connector: standaloneConnector(mgr)})).
 		To(Succeed())
 	ln, url := listenLocal()
 	s, err := New(Options{Listener: ln, Client: mgr.GetClient(), Cache: mgr.GetCache(),

@@ -14,16 +14,20 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package evalapi
+package remote
 
-import "github.com/eval-operator/eval-operator/api/v1alpha1"
+import (
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
 
-// Conversions between the custom resources' specs and the API's requests.
+// Conversions between the custom resources and the API's wire types. This
+// is the only place that knows both.
 
 // RequestFor is the create request for a Metric's spec: unset optional
 // fields stay unset, so the service applies its own defaults.
-func RequestFor(s *v1alpha1.MetricSpec) MetricRequest {
-	return MetricRequest{
+func RequestFor(s *v1alpha1.MetricSpec) evalapi.MetricRequest {
+	return evalapi.MetricRequest{
 		Name:             s.Name,
 		Description:      s.Description,
 		EvalType:         string(s.EvalType),
@@ -42,11 +46,11 @@ func RequestFor(s *v1alpha1.MetricSpec) MetricRequest {
 // temperature 0, passingThreshold 4 for int and 0.9 for float), and no field
 // of another variant. Sent as one PATCH, it leaves nothing of an earlier
 // spec behind.
-func DesiredVariant(s *v1alpha1.MetricSpec) MetricUpdate {
-	m := ResponseFor("", RequestFor(s))
-	return MetricUpdate{
+func DesiredVariant(s *v1alpha1.MetricSpec) evalapi.MetricUpdate {
+	m := evalapi.ResponseFor("", RequestFor(s))
+	return evalapi.MetricUpdate{
 		Name:             &m.Name,
-		Description:      NullableFrom(m.Description),
+		Description:      evalapi.NullableFrom(m.Description),
 		EvalType:         m.EvalType,
 		OutputType:       m.OutputType,
 		Guidelines:       &m.Guidelines,
@@ -57,34 +61,9 @@ func DesiredVariant(s *v1alpha1.MetricSpec) MetricUpdate {
 	}
 }
 
-// Differs reports whether sending want would change remote, a Metric in
-// response form: whether name, description, evalType, outputType,
-// guidelines, the ai fields or passingThreshold differ from what want asks
-// for. Numbers compare as numbers (4 and 4.0 are equal). A field want does
-// not send is taken as remote has it, as a PATCH would keep it
-// (DesiredVariant sends every field).
-func Differs(remote Metric, want MetricUpdate) bool {
-	return !sameFields(remote, ResponseFor(remote.ID, MergeUpdate(remote, want)))
-}
-
-func sameFields(a, b Metric) bool {
-	return a.Name == b.Name &&
-		equalPtr(a.Description, b.Description) &&
-		a.EvalType == b.EvalType &&
-		a.OutputType == b.OutputType &&
-		a.Guidelines == b.Guidelines &&
-		equalPtr(a.PromptTemplate, b.PromptTemplate) &&
-		equalPtr(a.EvalModelName, b.EvalModelName) &&
-		equalPtr(a.Temperature, b.Temperature) &&
-		equalPtr(a.PassingThreshold, b.PassingThreshold)
-}
-
-// equalPtr reports whether both are unset or both hold equal values.
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
+// Matches reports whether remote, a Metric in response form, is what s asks for.
+func Matches(remote evalapi.Metric, s *v1alpha1.MetricSpec) bool {
+	return !evalapi.Differs(remote, DesiredVariant(s))
 }
 
 func copyOf[T any](p *T) *T {
@@ -97,7 +76,7 @@ func copyOf[T any](p *T) *T {
 
 // SpecFor is the Metric spec that asks for req in project projectID: the
 // inverse of RequestFor.
-func SpecFor(projectID string, req MetricRequest) v1alpha1.MetricSpec {
+func SpecFor(projectID string, req evalapi.MetricRequest) v1alpha1.MetricSpec {
 	return v1alpha1.MetricSpec{
 		ProjectID:        v1alpha1.ResourceID(projectID),
 		Name:             req.Name,
@@ -132,4 +111,41 @@ func ResourceIDs(ids []string) []v1alpha1.ResourceID {
 		out[i] = v1alpha1.ResourceID(id)
 	}
 	return out
+}
+
+// SetStatus records in st the response-form values the service returned.
+func SetStatus(st *v1alpha1.MetricStatus, resp evalapi.Metric) {
+	st.ID = resp.ID
+	st.Description = resp.Description
+	st.Guidelines = &resp.Guidelines
+	st.EvalModelName = ""
+	if resp.EvalModelName != nil {
+		st.EvalModelName = *resp.EvalModelName
+	}
+	st.Temperature = resp.Temperature
+	st.PassingThreshold = resp.PassingThreshold
+}
+
+// ResponseOf is m in response form: the values the service returned
+// (status), and the service's defaults where status lacks one.
+func ResponseOf(m *v1alpha1.Metric) evalapi.Metric {
+	res := evalapi.ResponseFor(m.RecordedID(), RequestFor(&m.Spec))
+	st := m.Status
+	if st.Description != nil {
+		res.Description = st.Description
+	}
+	if st.Guidelines != nil {
+		res.Guidelines = *st.Guidelines
+	}
+	// ResponseFor set exactly the fields this variant has; only those are overridden.
+	if res.EvalModelName != nil && st.EvalModelName != "" {
+		res.EvalModelName = &st.EvalModelName
+	}
+	if res.Temperature != nil && st.Temperature != nil {
+		res.Temperature = st.Temperature
+	}
+	if res.PassingThreshold != nil && st.PassingThreshold != nil {
+		res.PassingThreshold = st.PassingThreshold
+	}
+	return res
 }
