@@ -74,6 +74,7 @@ type config struct {
 	watchNamespaces       []string
 	restNamespaceSelector string
 	allowInsecureAPIURL   bool
+	allowPrivateServices  bool
 
 	metricsAddr             string
 	secureMetrics           bool
@@ -157,6 +158,9 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		func(v string) error { c.watchNamespaces = splitList(v); return nil })
 	fs.StringVar(&c.restNamespaceSelector, "rest-namespace-selector", "",
 		"Label selector of the namespaces whose API keys the REST server accepts, e.g. eval-operator.dev/rest=enabled; empty means all.")
+	fs.BoolVar(&c.allowPrivateServices, "allow-private-service-addresses", false,
+		"Let a namespaced EvaluationService reach loopback, link-local, unspecified and private addresses. "+
+			"Off, its url cannot be used to reach into the cluster's network; ClusterEvaluationServices are never restricted.")
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
 	zapOpts.BindFlags(fs)
@@ -339,9 +343,10 @@ func run(c config) error {
 		BulkDeleteBatchSize: c.bulkDeleteBatchSize,
 	})
 	if err := controller.SetupWithManager(mgr, controller.Options{
-		Connector:               connector,
-		MaxConcurrentReconciles: c.maxConcurrentReconciles,
-		RequestTimeout:          c.apiTimeout,
+		Connector:                    connector,
+		MaxConcurrentReconciles:      c.maxConcurrentReconciles,
+		RequestTimeout:               c.apiTimeout,
+		AllowPrivateServiceAddresses: c.allowPrivateServices,
 	}); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ServiceURL is the base URL of an Evaluation Service: http or https, no
@@ -269,3 +270,50 @@ type ClusterEvaluationServiceList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ClusterEvaluationService `json:"items"`
 }
+
+// ServiceObject is an EvaluationService or a ClusterEvaluationService.
+//
+// +kubebuilder:object:generate=false
+type ServiceObject interface {
+	metav1.Object
+	runtime.Object
+	// GetConnection returns where the service is and how to talk to it.
+	GetConnection() *ServiceConnection
+	// GetKeySecret returns the namespace and selector of the Secret holding
+	// the service's key, or a nil selector when it names none.
+	GetKeySecret() (string, *SecretKeySelector)
+	// GetServiceStatus returns the status.
+	GetServiceStatus() *ServiceStatus
+}
+
+var (
+	_ ServiceObject = &EvaluationService{}
+	_ ServiceObject = &ClusterEvaluationService{}
+)
+
+// GetConnection returns the EvaluationService's connection.
+func (s *EvaluationService) GetConnection() *ServiceConnection { return &s.Spec.ServiceConnection }
+
+// GetConnection returns the ClusterEvaluationService's connection.
+func (s *ClusterEvaluationService) GetConnection() *ServiceConnection {
+	return &s.Spec.ServiceConnection
+}
+
+// GetKeySecret returns the EvaluationService's key Secret, in its own namespace.
+func (s *EvaluationService) GetKeySecret() (string, *SecretKeySelector) {
+	return s.Namespace, s.Spec.APIKeySecretRef
+}
+
+// GetKeySecret returns the ClusterEvaluationService's key Secret, in the namespace it names.
+func (s *ClusterEvaluationService) GetKeySecret() (string, *SecretKeySelector) {
+	if s.Spec.APIKeySecretRef == nil {
+		return "", nil
+	}
+	return s.Spec.APIKeySecretRef.Namespace, &s.Spec.APIKeySecretRef.SecretKeySelector
+}
+
+// GetServiceStatus returns the EvaluationService's status.
+func (s *EvaluationService) GetServiceStatus() *ServiceStatus { return &s.Status }
+
+// GetServiceStatus returns the ClusterEvaluationService's status.
+func (s *ClusterEvaluationService) GetServiceStatus() *ServiceStatus { return &s.Status }

@@ -60,6 +60,14 @@ type Options struct {
 	// checks. Defaults to the real clock.
 	Clock clock.PassiveClock
 
+	// AllowPrivateServiceAddresses lets a namespaced EvaluationService reach
+	// loopback, link-local, unspecified and private addresses
+	// (--allow-private-service-addresses).
+	AllowPrivateServiceAddresses bool
+	// ServiceProbeInterval is how often a service is probed when nothing
+	// changes. Defaults to ten minutes.
+	ServiceProbeInterval time.Duration
+
 	// RequestTimeout is the services' per-request timeout (--api-timeout): a
 	// create cut off mid-flight is settled from the service's list once this,
 	// plus a margin, has passed since its pending mark. Defaults to
@@ -116,6 +124,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
 	}
 	ctx := context.Background()
+	if err := setupServiceReconcilers(mgr, opts); err != nil {
+		return err
+	}
 	if err := indexRemoteIDs(ctx, mgr); err != nil {
 		return err
 	}
@@ -166,13 +177,18 @@ func referencingSecret(c client.Client, list client.ObjectList) handler.MapFunc 
 			ctrl.LoggerFrom(ctx).Error(err, "listing objects that use a Secret", "secret", secret.GetName())
 			return nil
 		}
-		var reqs []reconcile.Request
-		_ = meta.EachListItem(l, func(o runtime.Object) error {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o.(client.Object))})
-			return nil
-		})
-		return reqs
+		return requestsFor(l)
 	}
+}
+
+// requestsFor is a request for each object of l.
+func requestsFor(l client.ObjectList) []reconcile.Request {
+	var reqs []reconcile.Request
+	_ = meta.EachListItem(l, func(o runtime.Object) error {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o.(client.Object))})
+		return nil
+	})
+	return reqs
 }
 
 // base holds what the three reconcilers share.

@@ -86,4 +86,5 @@ var (
 	opUpdateMetric        = serviceOp{name: "UpdateMetric", label: "update_metric"}
 	opDeleteMetric        = serviceOp{name: "DeleteMetric", label: "delete_metric"}
 	opListMetrics         = serviceOp{name: "ListMetrics", label: "list_metrics"}
+	opListProjects        = serviceOp{name: "ListProjects", label: "list_projects"}
 )
