@@ -163,8 +163,8 @@ func needsPerson(m *v1alpha1.Metric, why string) outcome {
 // listFailure waits for a person when the service cannot list (not served)
 // or refuses to; other failures are retried as any failed call is.
 func listFailure(m *v1alpha1.Metric, err error) (outcome, ctrl.Result, error) {
-	if o, res, err, ok := keyFailure(err); ok {
-		return o, res, err
+	if ok, o, err := keyFailure(err); ok {
+		return o, ctrl.Result{}, err
 	}
 	switch evalapi.KindOf(err) {
 	case evalapi.KindNotFound, evalapi.KindRejected:

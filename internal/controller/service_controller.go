@@ -95,8 +95,8 @@ func (r *serviceReconciler[T]) probe(ctx context.Context, svc T) (outcome, ctrl.
 			ctrl.Result{}, nil
 	}
 	key, err := remote.ReadKey(ctx, r.secrets, ns, *ref)
-	if o, res, err, ok := keyFailure(err); ok {
-		return o, res, err
+	if ok, o, err := keyFailure(err); ok {
+		return o, ctrl.Result{}, err
 	}
 	transport, err := remote.NewTransport(remote.TransportOptions{CABundle: conn.CABundle, RefusePrivate: r.refusePrivate})
 	if err != nil {

@@ -36,8 +36,8 @@ const unauthorizedRetry = 5 * time.Minute
 // object's outcome and to how the call is retried: a returned error backs off exponentially in the
 // work queue; a nil error with no RequeueAfter waits for a change.
 func upstreamFailure(err error) (outcome, ctrl.Result, error) {
-	if o, res, err, ok := keyFailure(err); ok {
-		return o, res, err
+	if ok, o, err := keyFailure(err); ok {
+		return o, ctrl.Result{}, err
 	}
 	switch evalapi.KindOf(err) {
 	case evalapi.KindUnauthorized:
@@ -66,14 +66,15 @@ func upstreamFailure(err error) (outcome, ctrl.Result, error) {
 // keyFailure maps a call that failed because the object's key could not
 // be used, so nothing was sent: a missing or unusable key waits for its
 // Secret to change (the Secret watch re-triggers); a failed read of the
-// Secret backs off. ok is false for any other failure.
-func keyFailure(err error) (o outcome, res ctrl.Result, rerr error, ok bool) {
+// Secret backs off (rerr). Neither waits for a set time. ok is false for
+// any other failure.
+func keyFailure(err error) (ok bool, o outcome, rerr error) {
 	var k *remote.KeyError
 	switch {
 	case !errors.As(err, &k):
-		return outcome{}, ctrl.Result{}, nil, false
+		return false, outcome{}, nil
 	case k.Err != nil:
-		return progressing(k.Reason, k.Message), ctrl.Result{}, err, true
+		return true, progressing(k.Reason, k.Message), err
 	}
-	return stalled(k.Reason, k.Message), ctrl.Result{}, nil, true
+	return true, stalled(k.Reason, k.Message), nil
 }

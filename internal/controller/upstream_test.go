@@ -95,15 +95,12 @@ func TestKeyFailure(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, res, err, ok := keyFailure(tc.err)
+			ok, o, err := keyFailure(tc.err)
 			if !ok {
 				t.Fatalf("keyFailure did not take %v for a key failure", tc.err)
 			}
 			if o.phase != tc.phase || o.reason != tc.reason {
 				t.Errorf("outcome = %v, want phase %v reason %s", o, tc.phase, tc.reason)
-			}
-			if res.RequeueAfter != 0 {
-				t.Errorf("RequeueAfter = %s, want none", res.RequeueAfter)
 			}
 			if (err != nil) != tc.backoff {
 				t.Errorf("error = %v, want backoff %v", err, tc.backoff)

@@ -128,25 +128,25 @@ var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
 // derived from its remote name, by remote id. Metrics whose names clash all
 // get a suffix from a hash of their id, so a name depends only on the
 // Metric itself and its namesakes, not on the listing order.
-func objectNames(remote []evalapi.Metric) (map[string]string, error) {
-	bases := make(map[string]string, len(remote))
+func objectNames(found []evalapi.Metric) (map[string]string, error) {
+	bases := make(map[string]string, len(found))
 	count := map[string]int{}
-	for _, m := range remote {
+	for _, m := range found {
 		if _, dup := bases[m.ID]; dup {
 			return nil, fmt.Errorf("the service listed Metric %q twice", m.ID)
 		}
 		bases[m.ID] = nameBase(m.Name)
 		count[bases[m.ID]]++
 	}
-	names := make(map[string]string, len(remote))
+	names := make(map[string]string, len(found))
 	taken := map[string]string{}
-	for _, m := range remote {
+	for _, m := range found {
 		name := bases[m.ID]
 		if count[name] > 1 {
 			name = withSuffix(name, idHash(m.ID))
 		}
 		if other, clash := taken[name]; clash {
-			return nil, fmt.Errorf("remote Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
+			return nil, fmt.Errorf("found Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
 		}
 		taken[name] = m.ID
 		names[m.ID] = name

@@ -18,6 +18,7 @@ package remote_test
 
 import (
 	"context"
+	"errors"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -84,8 +85,8 @@ var _ = Describe("The standalone client", func() {
 		spec := remote.SpecFor("p", minimal("human", "int"))
 		_, err := c.Create(ctx, &spec, nil)
 		var keyErr *remote.KeyError
-		Expect(err).To(BeAssignableToTypeOf(keyErr))
-		Expect(err.(*remote.KeyError).Reason).To(Equal(v1alpha1.ReasonInvalidCredentials))
+		Expect(errors.As(err, &keyErr)).To(BeTrue(), "%v", err)
+		Expect(keyErr.Reason).To(Equal(v1alpha1.ReasonInvalidCredentials))
 		Expect(err.Error()).NotTo(ContainSubstring(bad))
 		_, err = c.DeleteTestcases(ctx, []v1alpha1.ResourceID{"tc1"})
 		Expect(err).To(BeAssignableToTypeOf(keyErr))
