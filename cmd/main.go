@@ -45,6 +45,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/metricsauth"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi"
 	"github.com/eval-operator/eval-operator/internal/statemetrics"
 )
@@ -76,6 +77,7 @@ type config struct {
 	watchNamespaces       []string
 	restNamespaceSelector string
 	allowInsecureAPIURL   bool
+	allowPrivateServices  bool
 
 	metricsAddr             string
 	secureMetrics           bool
@@ -169,6 +171,9 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		func(v string) error { c.watchNamespaces = splitList(v); return nil })
 	fs.StringVar(&c.restNamespaceSelector, "rest-namespace-selector", "",
 		"Label selector of the namespaces whose API keys the REST server accepts, e.g. eval-operator.dev/rest=enabled; empty means all.")
+	fs.BoolVar(&c.allowPrivateServices, "allow-private-service-addresses", false,
+		"Let a namespaced EvaluationService reach loopback, link-local, unspecified and private addresses. "+
+			"Off, its url cannot be used to reach into the cluster's network; ClusterEvaluationServices are never restricted.")
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
 	zapOpts.BindFlags(fs)
@@ -286,10 +291,10 @@ func (c *config) gracefulShutdownTimeout() time.Duration {
 	return longest + shutdownMargin
 }
 
-// service is the Evaluation Service the reconcilers talk to.
+// service is the --api-url service, or nil to run standalone.
 func (c *config) service() (evalapi.Service, error) {
 	if c.apiURL == "" {
-		return evalapi.Standalone{}, nil
+		return nil, nil
 	}
 	return evalapi.NewClient(evalapi.Options{
 		BaseURL:     c.apiURL,
@@ -352,19 +357,22 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("--api-url: %w", err)
 	}
+	connector := remote.NewConnector(mgr.GetAPIReader(), remote.Defaults{
+		Service:             svc,
+		DefaultAPIKeySecret: c.defaultAPIKeySecret,
+		DriftInterval:       c.driftInterval,
+		BulkDeleteBatchSize: c.bulkDeleteBatchSize,
+	})
 	if err := controller.SetupWithManager(mgr, controller.Options{
-		Service:                 svc,
-		Standalone:              c.apiURL == "",
-		DefaultAPIKeySecret:     c.defaultAPIKeySecret,
-		BulkDeleteBatchSize:     c.bulkDeleteBatchSize,
-		MaxConcurrentReconciles: c.maxConcurrentReconciles,
-		DriftInterval:           c.driftInterval,
-		RequestTimeout:          c.apiTimeout,
+		Connector:                    connector,
+		MaxConcurrentReconciles:      c.maxConcurrentReconciles,
+		RequestTimeout:               c.apiTimeout,
+		AllowPrivateServiceAddresses: c.allowPrivateServices,
 	}); err != nil {
 		return err
 	}
 	if c.serveAPI != "" {
-		if err := addRESTServer(mgr, c, tlsOpts); err != nil {
+		if err := addRESTServer(mgr, c, connector, tlsOpts); err != nil {
 			return err
 		}
 	}
@@ -386,7 +394,7 @@ func run(c config) error {
 
 // addRESTServer adds the built-in REST server to mgr. It runs on every
 // replica, leader or not: it only creates resources and reads the cache.
-func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) error {
+func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsOpts []func(*tls.Config)) error {
 	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating the REST server's client: %w", err)
@@ -400,7 +408,7 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		Client:            mgr.GetClient(),
 		Cache:             mgr.GetCache(),
 		Reader:            mgr.GetAPIReader(),
-		Standalone:        c.apiURL == "",
+		Connector:         connector,
 		KubeClient:        kube,
 		Namespaces:        c.watchNamespaces,
 		NamespaceSelector: selector,

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 group=evaluation.eval-operator.dev
-kinds=(Metric TestsetDeletion TestcaseDeletion)
+kinds=(Metric TestsetDeletion TestcaseDeletion EvaluationService ClusterEvaluationService)
 src=config/argocd/health.lua
 
 for kind in "${kinds[@]}"; do

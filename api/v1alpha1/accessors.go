@@ -91,3 +91,33 @@ func (d *TestcaseDeletion) SetObservedRetry(v string) { d.Status.ObservedRetry =
 func (s *DeletionStatus) Finished() bool {
 	return s.Success != nil && *s.Success && s.CompletionTime != nil
 }
+
+// RecordedID is the Metric's remote id: the metric-id annotation, its
+// durable record, or when a replace or a failed write lost the annotation,
+// status.id. Either one is final: a Metric with a recorded id is never
+// created again, unless a person allows it (RecreateAnnotation).
+func (m *Metric) RecordedID() string {
+	if id := m.Annotations[MetricIDAnnotation]; id != "" {
+		return id
+	}
+	return m.Status.ID
+}
+
+// CreatePending reports whether the Metric carries the create-pending
+// guard: a create may have been sent without its answer recorded.
+func (m *Metric) CreatePending() bool {
+	_, ok := m.Annotations[CreatePendingAnnotation]
+	return ok
+}
+
+// GetDeletionStatus returns the TestsetDeletion's progress.
+func (d *TestsetDeletion) GetDeletionStatus() *DeletionStatus { return &d.Status }
+
+// GetDeletionStatus returns the TestcaseDeletion's progress shared with the other deletion kind.
+func (d *TestcaseDeletion) GetDeletionStatus() *DeletionStatus { return &d.Status.DeletionStatus }
+
+// GetTTLSecondsAfterFinished returns how long a finished TestsetDeletion is kept, or nil for ever.
+func (d *TestsetDeletion) GetTTLSecondsAfterFinished() *int32 { return d.Spec.TTLSecondsAfterFinished }
+
+// GetTTLSecondsAfterFinished returns how long a finished TestcaseDeletion is kept, or nil for ever.
+func (d *TestcaseDeletion) GetTTLSecondsAfterFinished() *int32 { return d.Spec.TTLSecondsAfterFinished }

@@ -135,6 +135,19 @@ const (
 	// remote id; this later claim does nothing until a person corrects or
 	// removes its metric-id annotation. The holder is unaffected.
 	ReasonMetricIDClaimed = "MetricIDClaimed"
+	// ReasonConnected: the service answered the connection probe
+	// (GET /projects?limit=1) with the service's key.
+	ReasonConnected = "Connected"
+	// ReasonUnreachable: the connection probe got no answer from the service
+	// (network, timeout, 5xx, 429, or an address a namespaced service may
+	// not reach); retried with backoff.
+	ReasonUnreachable = "Unreachable"
+	// ReasonStandalone: the service is standalone: the cluster is the system
+	// of record for the objects that use it.
+	ReasonStandalone = "Standalone"
+	// ReasonNotProbed: the service names no key, so it is not probed; the
+	// objects that use it send their own.
+	ReasonNotProbed = "NotProbed"
 	// ReasonDeletingRemote: a deleted Metric waits for its remote Metric's
 	// deletion, which failed and is retried with backoff.
 	ReasonDeletingRemote = "DeletingRemote"

@@ -43,6 +43,8 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Metric{}, &MetricList{},
 		&TestsetDeletion{}, &TestsetDeletionList{},
 		&TestcaseDeletion{}, &TestcaseDeletionList{},
+		&EvaluationService{}, &EvaluationServiceList{},
+		&ClusterEvaluationService{}, &ClusterEvaluationServiceList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -73,7 +73,9 @@ var _ = Describe("config/samples", func() {
 			content := map[string]any{}
 			readYAML(file, &content)
 			obj := &unstructured.Unstructured{Object: content}
-			obj.SetNamespace(namespace)
+			if obj.GetKind() != "ClusterEvaluationService" {
+				obj.SetNamespace(namespace)
+			}
 			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
 		},
 		customResourceSampleEntries(),

@@ -141,7 +141,9 @@ func jsonValue(value any) any {
 // object wraps content into an object with a fresh unique name in the suite's namespace.
 func object(content map[string]any) *unstructured.Unstructured {
 	obj := &unstructured.Unstructured{Object: content}
-	obj.SetNamespace(namespace)
+	if obj.GetKind() != "ClusterEvaluationService" {
+		obj.SetNamespace(namespace)
+	}
 	obj.SetGenerateName("cel-")
 	return obj
 }

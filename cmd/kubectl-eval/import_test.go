@@ -32,6 +32,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -42,7 +43,7 @@ func createRemote(ctx SpecContext, upstream *evalapitest.Server, project string,
 	Expect(err).NotTo(HaveOccurred())
 	for i := range n {
 		spec := framework.NewMetric("", fmt.Sprintf("Metric %d", i), i).Spec
-		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, evalapi.RequestFor(&spec))
+		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, remote.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())
 	}
 }

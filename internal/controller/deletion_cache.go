@@ -21,13 +21,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
 // A TestcaseDeletion holds up to 10,000 ids (1.3 MB), which only its run
 // reads. Once it has finished, its reconciles only count down its TTL, so
 // the cache keeps it without its ids: the manager's memory does not grow
 // with the finished deletions a tenant keeps for their TTL. The copy is
-// marked with TrimmedAnnotation, and the client refuses to write it back.
+// marked with metriccache.TrimmedAnnotation, and the client refuses to write it back.
 
 // DeletionCacheTransform is the cache transform of TestcaseDeletions
 // (cache.ByObject): it strips managedFields and trims a finished deletion.
@@ -40,7 +41,7 @@ func DeletionCacheTransform() toolscache.TransformFunc {
 			if d.Annotations == nil {
 				d.Annotations = map[string]string{}
 			}
-			d.Annotations[TrimmedAnnotation] = "true"
+			d.Annotations[metriccache.TrimmedAnnotation] = "true"
 		}
 		return out, err
 	}

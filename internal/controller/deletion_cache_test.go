@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
 // A finished TestcaseDeletion is cached without its ids, marked, and the
@@ -36,12 +37,12 @@ func TestDeletionCacheTransform(t *testing.T) {
 	transform := DeletionCacheTransform()
 
 	out, err := transform(running)
-	if err != nil || len(out.(*v1alpha1.TestcaseDeletion).Spec.TestcaseIDs) != 2 || Trimmed(running) {
+	if err != nil || len(out.(*v1alpha1.TestcaseDeletion).Spec.TestcaseIDs) != 2 || metriccache.Trimmed(running) {
 		t.Fatalf("a running deletion lost its ids: %v %v", out, err)
 	}
 	out, err = transform(finished)
 	d := out.(*v1alpha1.TestcaseDeletion)
-	if err != nil || d.Spec.TestcaseIDs != nil || !Trimmed(d) {
+	if err != nil || d.Spec.TestcaseIDs != nil || !metriccache.Trimmed(d) {
 		t.Fatalf("a finished deletion kept its ids or its mark: %+v %v", d, err)
 	}
 	if err := guardTrimmed(nil).Update(context.Background(), d); !errors.Is(err, errTrimmedWrite) {

@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -26,20 +27,33 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions/status;testcasedeletions/status,verbs=get;update;patch
 
-// TestsetDeletionReconciler deletes one testset per TestsetDeletion.
-type TestsetDeletionReconciler struct {
-	base
+// deletionObject is a kind the deletion reconciler runs: a one-shot
+// deletion in the service, finished once, then kept for its TTL.
+type deletionObject interface {
+	v1alpha1.Object
+	GetDeletionStatus() *v1alpha1.DeletionStatus
+	GetTTLSecondsAfterFinished() *int32
 }
 
-// Reconcile runs one TestsetDeletion until the service confirms it.
-func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	d := &v1alpha1.TestsetDeletion{}
+// deletionReconciler runs one deletion kind until the service confirms it.
+type deletionReconciler[T deletionObject] struct {
+	base
+	newObject func() T
+	// send sends what is left of d's deletion with c. It records each call
+	// sent in d's attempts, and may checkpoint progress through p.
+	send func(ctx context.Context, conn *remote.Connection, c remote.Client, d T, p *statusPatcher) (
+		outcome, ctrl.Result, error)
+}
+
+// Reconcile runs one deletion until the service confirms it.
+func (r *deletionReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	d := r.newObject()
 	if live, err := r.getLive(ctx, req, d); !live {
 		return ctrl.Result{}, err
 	}
@@ -51,100 +65,95 @@ func (r *TestsetDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Requ
 	return p.Finish(ctx, o, res, err)
 }
 
-func (r *TestsetDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestsetDeletion,
-	p *statusPatcher) (outcome, ctrl.Result, error) {
-	if d.Status.Finished() {
-		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status)
+func (r *deletionReconciler[T]) sync(ctx context.Context, d T, p *statusPatcher) (outcome, ctrl.Result, error) {
+	if st := d.GetDeletionStatus(); st.Finished() {
+		return r.expire(ctx, d, d.GetTTLSecondsAfterFinished(), st)
 	}
 	if o, held, err := stillRejected(ctx, p, d, v1alpha1.ReasonDeleting); held {
 		return o, ctrl.Result{}, err
 	}
-	key, err := r.creds.apiKey(ctx, d)
+	conn, err := r.connector.Connect(ctx, d)
 	if err != nil {
-		return keyFailure(err)
+		return progressing(v1alpha1.ReasonDeleting, err.Error()), ctrl.Result{}, err
 	}
-	d.Status.Attempts++
-	resp, err := r.service.DeleteTestset(ctx, key, string(d.Spec.TestsetID))
-	switch {
-	case alreadyGone(err):
-		return r.complete(&d.Status, d.Spec.TTLSecondsAfterFinished, ready(v1alpha1.ReasonAlreadyDeleted,
-			"testset "+string(d.Spec.TestsetID)+" was already gone (404)"))
-	case err != nil:
-		return deletionFailure(err)
-	case !resp.Success:
-		return r.notSucceeded(&d.Status)
-	}
-	return r.complete(&d.Status, d.Spec.TTLSecondsAfterFinished,
-		ready(v1alpha1.ReasonCompleted, "deleted testset "+string(d.Spec.TestsetID)))
+	return r.send(ctx, conn, conn.Client(), d, p)
 }
 
-// TestcaseDeletionReconciler deletes testcases in batches, recording progress
-// after each batch so that a restart resumes at the next one.
-type TestcaseDeletionReconciler struct {
-	base
-	batchSize int
+// done completes d's deletion with outcome o; it is never sent again.
+func (r *deletionReconciler[T]) done(d T, o outcome) (outcome, ctrl.Result, error) {
+	return r.complete(d.GetDeletionStatus(), d.GetTTLSecondsAfterFinished(), o)
 }
 
-// Reconcile runs one TestcaseDeletion until every batch is confirmed.
-func (r *TestcaseDeletionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	d := &v1alpha1.TestcaseDeletion{}
-	if live, err := r.getLive(ctx, req, d); !live {
-		return ctrl.Result{}, err
-	}
-	p := r.newStatusPatcher(d)
-	if o, held := holdIfPaused(d); held {
-		return p.Finish(ctx, o, ctrl.Result{}, nil)
-	}
-	o, res, err := r.sync(ctx, d, p)
-	return p.Finish(ctx, o, res, err)
-}
-
-// sync sends the remaining batches (in standalone mode, all ids as one).
-// Each confirmed batch but the last is checkpointed through p; the last is
-// recorded when Reconcile finishes. A
-// batch the service answers 404 NOT_FOUND is already gone, and counts as
-// deleted.
-func (r *TestcaseDeletionReconciler) sync(ctx context.Context, d *v1alpha1.TestcaseDeletion,
-	p *statusPatcher) (outcome, ctrl.Result, error) {
-	if d.Status.Finished() {
-		return r.expire(ctx, d, d.Spec.TTLSecondsAfterFinished, &d.Status.DeletionStatus)
-	}
-	if o, held, err := stillRejected(ctx, p, d, v1alpha1.ReasonDeleting); held {
-		return o, ctrl.Result{}, err
-	}
-	key, err := r.creds.apiKey(ctx, d)
-	if err != nil {
-		return keyFailure(err)
-	}
-	ids := d.Spec.TestcaseIDs
-	total := int32(len(ids))    //nolint:gosec // at most 10000, bounded by the CRD.
-	batch := int32(r.batchSize) //nolint:gosec // flag-bounded batch size.
-	if r.standalone {
-		// Nothing to delete anywhere: one call, no progress to checkpoint.
-		batch = total
-	}
-	var gone int32
-	for d.Status.Deleted < total {
-		if d.Status.Deleted > 0 {
-			progress := progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
-			if err := p.Checkpoint(ctx, progress); err != nil {
-				return progressing(v1alpha1.ReasonDeleting, "recording progress"), ctrl.Result{}, err
-			}
-		}
-		end := min(d.Status.Deleted+batch, total)
-		d.Status.Attempts++
-		resp, err := r.service.BulkDeleteTestcases(ctx, key, evalapi.IDStrings(ids[d.Status.Deleted:end]))
+// newTestsetDeletionReconciler deletes one testset per TestsetDeletion.
+func newTestsetDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestsetDeletion] {
+	r := &deletionReconciler[*v1alpha1.TestsetDeletion]{base: b,
+		newObject: func() *v1alpha1.TestsetDeletion { return &v1alpha1.TestsetDeletion{} }}
+	r.send = func(ctx context.Context, _ *remote.Connection, c remote.Client, d *v1alpha1.TestsetDeletion,
+		_ *statusPatcher) (outcome, ctrl.Result, error) {
+		ok, err := c.DeleteTestset(ctx, d.Spec.TestsetID)
+		countAttempt(&d.Status, err)
 		switch {
 		case alreadyGone(err):
-			gone += end - d.Status.Deleted
+			return r.done(d, ready(v1alpha1.ReasonAlreadyDeleted, "testset "+string(d.Spec.TestsetID)+" was already gone (404)"))
 		case err != nil:
 			return deletionFailure(err)
-		case !resp.Success:
-			return r.notSucceeded(&d.Status.DeletionStatus)
+		case !ok:
+			return r.notSucceeded(&d.Status)
 		}
-		d.Status.Deleted = end
+		return r.done(d, ready(v1alpha1.ReasonCompleted, "deleted testset "+string(d.Spec.TestsetID)))
 	}
-	return r.complete(&d.Status.DeletionStatus, d.Spec.TTLSecondsAfterFinished, bulkDone(total, gone))
+	return r
+}
+
+// newTestcaseDeletionReconciler deletes testcases in batches of the
+// service's size, recording progress after each batch so that a restart
+// resumes at the next one. Each confirmed batch but the last is
+// checkpointed through p; the last is recorded when Reconcile finishes. A
+// batch the service answers 404 NOT_FOUND is already gone, and counts as
+// deleted.
+func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestcaseDeletion] {
+	r := &deletionReconciler[*v1alpha1.TestcaseDeletion]{base: b,
+		newObject: func() *v1alpha1.TestcaseDeletion { return &v1alpha1.TestcaseDeletion{} }}
+	r.send = func(ctx context.Context, conn *remote.Connection, c remote.Client, d *v1alpha1.TestcaseDeletion,
+		p *statusPatcher) (outcome, ctrl.Result, error) {
+		ids := d.Spec.TestcaseIDs
+		total := int32(len(ids)) //nolint:gosec // at most 10000, bounded by the CRD.
+		batch := total
+		if n := conn.BulkDeleteBatch; n > 0 && n < len(ids) {
+			batch = int32(n) //nolint:gosec // below len(ids)
+		}
+		var gone int32
+		for d.Status.Deleted < total {
+			if d.Status.Deleted > 0 {
+				progress := progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
+				if err := p.Checkpoint(ctx, progress); err != nil {
+					return progressing(v1alpha1.ReasonDeleting, "recording progress"), ctrl.Result{}, err
+				}
+			}
+			end := min(d.Status.Deleted+batch, total)
+			ok, err := c.DeleteTestcases(ctx, ids[d.Status.Deleted:end])
+			countAttempt(&d.Status.DeletionStatus, err)
+			switch {
+			case alreadyGone(err):
+				gone += end - d.Status.Deleted
+			case err != nil:
+				return deletionFailure(err)
+			case !ok:
+				return r.notSucceeded(&d.Status.DeletionStatus)
+			}
+			d.Status.Deleted = end
+		}
+		return r.done(d, bulkDone(total, gone))
+	}
+	return r
+}
+
+// countAttempt counts a call that was sent, whatever its answer; a call
+// refused for want of a usable key sent nothing.
+func countAttempt(st *v1alpha1.DeletionStatus, err error) {
+	if _, ok := errors.AsType[*remote.KeyError](err); !ok {
+		st.Attempts++
+	}
 }
 
 // bulkDone is the outcome of a bulk deletion of total testcases, gone of

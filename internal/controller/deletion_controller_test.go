@@ -29,8 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 )
 
@@ -128,7 +126,7 @@ var _ = Describe("Deletion reconcilers", func() {
 	})
 
 	It("completes deletions at once in standalone mode", func() {
-		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		startManager(managerOptions{})
 		ts := testsetDeletion(ns, "local-ts", "testset-1")
 		tc := testcaseDeletion(ns, "local-tc", 250)
 		Expect(k8s.Create(rootCtx, ts)).To(Succeed())
@@ -140,7 +138,7 @@ var _ = Describe("Deletion reconcilers", func() {
 
 	It("completes the largest bulk deletion in standalone mode with one status write", func() {
 		watch := watchWrites(ns, &v1alpha1.TestcaseDeletionList{})
-		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		startManager(managerOptions{})
 		tc := testcaseDeletion(ns, "local-max", 10000)
 		Expect(k8s.Create(rootCtx, tc)).To(Succeed())
 		writes := writesUntilReady(watch)

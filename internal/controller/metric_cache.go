@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
 // A Metric's promptTemplate may be tens of kilobytes, and only its create,
@@ -37,7 +37,7 @@ import (
 // Ready at its generation under its recorded id, and at once when they are
 // larger than cachedTextLimit, so the operator's memory does not grow with
 // prompt size, not even over a backlog of new Metrics. A trimmed copy is
-// marked with TrimmedAnnotation; the reconciler reads the whole Metric from
+// marked with metriccache.TrimmedAnnotation; the reconciler reads the whole Metric from
 // the API server before a step that needs the texts, and its client refuses
 // any write that would send a trimmed field.
 
@@ -46,10 +46,6 @@ import (
 // Metrics with short texts costs no extra read; above it, one read per
 // reconcile that sends the texts is cheap next to the call that sends them.
 const cachedTextLimit = 1024
-
-// TrimmedAnnotation marks a Metric read from the cache without its texts.
-// It exists only in memory: no write ever carries it.
-const TrimmedAnnotation = v1alpha1.Prefix + "cache-trimmed"
 
 // trimmedFields are the fields, of spec and of status, a trimmed copy lacks.
 // A trimmed TestcaseDeletion lacks its testcaseIds (see deletion_cache.go).
@@ -86,7 +82,7 @@ func textBytes(m *v1alpha1.Metric) int {
 func settled(m *v1alpha1.Metric) bool {
 	id := m.Annotations[v1alpha1.MetricIDAnnotation]
 	ready := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)
-	return id != "" && m.Status.ID == id && !hasPending(m) &&
+	return id != "" && m.Status.ID == id && !m.CreatePending() &&
 		ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == m.Generation
 }
 
@@ -99,13 +95,7 @@ func trim(m *v1alpha1.Metric) {
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}
-	m.Annotations[TrimmedAnnotation] = "true"
-}
-
-// Trimmed reports whether obj is a Metric read from the cache without its texts.
-func Trimmed(obj client.Object) bool {
-	_, ok := obj.GetAnnotations()[TrimmedAnnotation]
-	return ok
+	m.Annotations[metriccache.TrimmedAnnotation] = "true"
 }
 
 // readWhole replaces a trimmed m with the whole Metric, read from the API
@@ -113,19 +103,14 @@ func Trimmed(obj client.Object) bool {
 // to be created, updated or adopted, or its status filled in from the
 // spec), or its drift check is due. A settled Metric whose check is not due
 // is left as it is: a resync reads nothing.
-func (r *MetricReconciler) readWhole(ctx context.Context, m *v1alpha1.Metric) error {
-	if !Trimmed(m) {
+func (r *MetricReconciler) readWhole(ctx context.Context, m *v1alpha1.Metric, drift *driftSchedule) error {
+	if !metriccache.Trimmed(m) {
 		return nil
 	}
-	if due, _ := r.drift.due(m.UID); settled(m) && !due {
+	if due, _ := drift.due(m.UID); settled(m) && !due {
 		return nil
 	}
-	whole := &v1alpha1.Metric{}
-	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(m), whole); err != nil {
-		return fmt.Errorf("reading the whole Metric %s: %w", client.ObjectKeyFromObject(m), err)
-	}
-	*m = *whole
-	return nil
+	return metriccache.Whole(ctx, r.reader, m)
 }
 
 // errTrimmedWrite is the error of a write the guard refused.
@@ -140,21 +125,21 @@ type trimGuard struct{ client.Client }
 func guardTrimmed(c client.Client) client.Client { return trimGuard{c} }
 
 func (g trimGuard) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if Trimmed(obj) {
+	if metriccache.Trimmed(obj) {
 		return errTrimmedWrite
 	}
 	return g.Client.Create(ctx, obj, opts...)
 }
 
 func (g trimGuard) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if Trimmed(obj) {
+	if metriccache.Trimmed(obj) {
 		return errTrimmedWrite
 	}
 	return g.Client.Update(ctx, obj, opts...)
 }
 
 func (g trimGuard) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if Trimmed(obj) {
+	if metriccache.Trimmed(obj) {
 		data, err := patch.Data(obj)
 		if err != nil || touchesTrimmed(data) {
 			return errTrimmedWrite
@@ -176,7 +161,7 @@ func touchesTrimmed(data []byte) bool {
 	if json.Unmarshal(data, &p) != nil {
 		return true
 	}
-	if _, ok := p.Metadata.Annotations[TrimmedAnnotation]; ok {
+	if _, ok := p.Metadata.Annotations[metriccache.TrimmedAnnotation]; ok {
 		return true
 	}
 	for _, f := range trimmedFields {

@@ -30,6 +30,8 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // settledMetric is a Metric Ready at its generation under id met_1, with
@@ -42,7 +44,7 @@ func settledMetric() *v1alpha1.Metric {
 			PromptTemplate: ptr.To("a long prompt {{outputs.response}}"), Guidelines: ptr.To("g"),
 			Description: ptr.To("d")},
 	}
-	setEffective(&m.Status, evalapi.ResponseFor("met_1", evalapi.RequestFor(&m.Spec)))
+	remote.SetStatus(&m.Status, evalapi.ResponseFor("met_1", remote.RequestFor(&m.Spec)))
 	setConditions(&m.Status.Conditions, 1, ready(v1alpha1.ReasonCreated, "created"))
 	return m
 }
@@ -67,7 +69,7 @@ func transformed(t *testing.T, m *v1alpha1.Metric) *v1alpha1.Metric {
 
 func TestMetricCacheTransformTrimsOnlySettledMetrics(t *testing.T) {
 	m := transformed(t, settledMetric())
-	if !Trimmed(m) || m.Spec.PromptTemplate != nil || m.Spec.Guidelines != nil || m.Spec.Description != nil ||
+	if !metriccache.Trimmed(m) || m.Spec.PromptTemplate != nil || m.Spec.Guidelines != nil || m.Spec.Description != nil ||
 		m.Status.Guidelines != nil || m.Status.Description != nil {
 		t.Errorf("a settled Metric is cached with its texts: %+v", m)
 	}
@@ -89,7 +91,7 @@ func TestMetricCacheTransformTrimsOnlySettledMetrics(t *testing.T) {
 	for name, edit := range cases {
 		m := settledMetric()
 		edit(m)
-		if m = transformed(t, m); Trimmed(m) || m.Spec.PromptTemplate == nil {
+		if m = transformed(t, m); metriccache.Trimmed(m) || m.Spec.PromptTemplate == nil {
 			t.Errorf("%s: trimmed, though a reconcile may need the texts", name)
 		}
 	}
@@ -101,10 +103,10 @@ func TestMetricCacheTransformTrimsLongTextsAtOnce(t *testing.T) {
 		m.Annotations, m.Status = nil, v1alpha1.MetricStatus{} // new: nothing recorded yet
 		return m
 	}
-	if m := transformed(t, long(settledMetric(), cachedTextLimit-2)); Trimmed(m) {
+	if m := transformed(t, long(settledMetric(), cachedTextLimit-2)); metriccache.Trimmed(m) {
 		t.Errorf("a new Metric with %d bytes of text is trimmed; only longer texts are", textBytes(m))
 	}
-	if m := transformed(t, long(settledMetric(), cachedTextLimit)); !Trimmed(m) || m.Spec.PromptTemplate != nil {
+	if m := transformed(t, long(settledMetric(), cachedTextLimit)); !metriccache.Trimmed(m) || m.Spec.PromptTemplate != nil {
 		t.Errorf("a new Metric with texts over %d bytes is cached with them", cachedTextLimit)
 	}
 }
@@ -150,7 +152,7 @@ func TestTrimGuardNeverSendsATrimmedSpec(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(whole), stored); err != nil {
 		t.Fatal(err)
 	}
-	if Trimmed(stored) || *stored.Spec.PromptTemplate != *whole.Spec.PromptTemplate ||
+	if metriccache.Trimmed(stored) || *stored.Spec.PromptTemplate != *whole.Spec.PromptTemplate ||
 		*stored.Spec.Guidelines != "g" || *stored.Spec.Description != "d" {
 		t.Errorf("the stored Metric lost its texts or gained the marker: %+v", stored)
 	}

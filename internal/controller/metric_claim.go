@@ -19,9 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -51,11 +49,8 @@ func (r *MetricReconciler) claimOutcome(ctx context.Context, m *v1alpha1.Metric,
 	return outcome{}, false, nil
 }
 
-// holderOf returns the Metric among others that holds id ahead of m, or nil
-// when m holds it. A Metric holds id ahead of another when it has recorded
-// it in status (the operator acted on it) and the other has not; between
-// two alike, the older, then the first by name: so a copied annotation
-// never takes an id from the Metric that already serves it.
+// holderOf returns the Metric among others that holds id ahead of m
+// (Metric.HoldsIDBefore), or nil when m holds it.
 func holderOf(id string, m *v1alpha1.Metric, others []v1alpha1.Metric) *v1alpha1.Metric {
 	var holder *v1alpha1.Metric
 	for i := range others {
@@ -63,7 +58,7 @@ func holderOf(id string, m *v1alpha1.Metric, others []v1alpha1.Metric) *v1alpha1
 		if o.UID == m.UID || !claims(o, id) {
 			continue
 		}
-		if Ahead(o, m) && (holder == nil || Ahead(o, holder)) {
+		if o.HoldsIDBefore(m) && (holder == nil || o.HoldsIDBefore(holder)) {
 			holder = o
 		}
 	}
@@ -73,34 +68,8 @@ func holderOf(id string, m *v1alpha1.Metric, others []v1alpha1.Metric) *v1alpha1
 // claims reports whether o is a live claim on id: recorded, valid, and not
 // itself stalled as a duplicate.
 func claims(o *v1alpha1.Metric, id string) bool {
-	return (o.Annotations[v1alpha1.MetricIDAnnotation] == id || o.Status.ID == id) && !Unclaimed(o)
+	return (o.Annotations[v1alpha1.MetricIDAnnotation] == id || o.Status.ID == id) && !o.IDRefused()
 }
-
-// Ahead reports whether a holds its recorded id ahead of b when both claim
-// the same one (see holderOf). The REST server picks the same Metric.
-func Ahead(a, b *v1alpha1.Metric) bool {
-	aHeld, bHeld := a.Status.ID != "", b.Status.ID != ""
-	if aHeld != bHeld {
-		return aHeld
-	}
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	}
-	return a.Name < b.Name
-}
-
-// Unclaimed reports whether m's recorded id is refused (invalid, or held
-// by another Metric): the REST server never serves m under it.
-func Unclaimed(m *v1alpha1.Metric) bool {
-	c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionStalled)
-	if c != nil && slices.Contains([]string{v1alpha1.ReasonInvalidMetricID, v1alpha1.ReasonMetricIDClaimed}, c.Reason) {
-		return true
-	}
-	return !v1alpha1.ValidResourceID(recordedID(m))
-}
-
-// RecordedID is the Metric's remote id as the reconciler reads it.
-func RecordedID(m *v1alpha1.Metric) string { return recordedID(m) }
 
 func invalidID(id string) outcome {
 	return stalled(v1alpha1.ReasonInvalidMetricID, fmt.Sprintf(

@@ -80,17 +80,17 @@ func TestHolderOf(t *testing.T) {
 	}
 }
 
-func TestUnclaimed(t *testing.T) {
+func TestIDRefused(t *testing.T) {
 	valid := claimant("a", 1, "met_1", true)
-	if Unclaimed(&valid) {
+	if valid.IDRefused() {
 		t.Error("a valid held id is refused")
 	}
 	long := claimant("a", 1, strings.Repeat("x", 300), false)
-	if !Unclaimed(&long) {
+	if !long.IDRefused() {
 		t.Error("a 300-character id is not refused")
 	}
 	control := claimant("a", 1, "met\x7f1", false)
-	if !Unclaimed(&control) {
+	if !control.IDRefused() {
 		t.Error("an id with DEL is not refused")
 	}
 	o := invalidID(long.Annotations[v1alpha1.MetricIDAnnotation])

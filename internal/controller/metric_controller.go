@@ -31,6 +31,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;update;patch
@@ -48,11 +49,8 @@ import (
 // Metric is read again every drift interval (see metric_sync.go).
 type MetricReconciler struct {
 	base
-	// standalone is true when the cluster is the system of record: no remote
-	// Metric to read or correct.
-	standalone bool
-	drift      *driftSchedule
-	recovery   *recovery
+	drift    *driftSchedules
+	recovery *recovery
 }
 
 // Reconcile brings one Metric to Ready.
@@ -61,7 +59,11 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if live, err := r.getLive(ctx, req, m); !live {
 		return ctrl.Result{}, err
 	}
-	if err := r.readWhole(ctx, m); err != nil {
+	conn, err := r.connector.Connect(ctx, m)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.readWhole(ctx, m, r.drift.every(conn.DriftInterval)); err != nil {
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(m)
@@ -69,108 +71,123 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return p.Finish(ctx, o, ctrl.Result{}, nil)
 	}
 	if !m.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, m, p)
+		return r.finalize(ctx, conn, m, p)
 	}
-	if err := r.syncFinalizer(ctx, m); err != nil {
+	if err := r.syncFinalizer(ctx, conn, m); err != nil {
 		return ctrl.Result{}, err
 	}
-	o, res, err := r.sync(ctx, p, m)
+	o, res, err := r.sync(ctx, p, conn, m)
 	return p.Finish(ctx, o, res, err)
 }
 
 // sync works out the Metric's state and takes the one step it calls for.
-func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
-	if id := recordedID(m); id != "" {
+func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, conn *remote.Connection, m *v1alpha1.Metric) (
+	outcome, ctrl.Result, error,
+) {
+	if id := m.RecordedID(); id != "" {
 		if o, refused, err := r.claimOutcome(ctx, m, id); refused || err != nil {
 			return o, ctrl.Result{}, err
 		}
 		if !recreateAllowed(m, id) {
-			return r.syncRemote(ctx, m, id)
+			return r.syncRemote(ctx, conn, m, id)
 		}
 		if err := r.forgetID(ctx, p, m, id); err != nil {
 			// Still RemoteNotFound with the recreate annotation: the next attempt repeats this.
 			return remoteNotFound(id), ctrl.Result{}, err
 		}
 	}
-	if hasPending(m) {
+	if m.CreatePending() {
 		// A create that never committed is sent again, through the guarded path.
-		return r.settlePending(ctx, m, func(key evalapi.APIKey) (outcome, ctrl.Result, error) {
-			return r.create(ctx, m, key)
+		c := conn.Client()
+		return r.settlePending(ctx, c, m, func() (outcome, ctrl.Result, error) {
+			return r.create(ctx, conn, c, m)
 		})
 	}
 	if o, held, err := stillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.
 		return o, ctrl.Result{}, err
 	}
-
-	key, err := r.creds.apiKey(ctx, m)
-	if err != nil {
-		return keyFailure(err)
-	}
-	return r.create(ctx, m, key)
+	return r.create(ctx, conn, conn.Client(), m)
 }
 
-// create sends the one create request, guarded by the create-pending annotation.
-func (r *MetricReconciler) create(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (outcome, ctrl.Result, error) {
-	if r.standalone {
-		return r.createLocal(ctx, m, key)
+// create sends the one create request. Where the service could end up
+// holding a duplicate, the client first calls guard, which records the
+// create-pending annotation; where it cannot (the cluster is the system of
+// record), the id is recorded in one conditional write.
+func (r *MetricReconciler) create(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+	outcome, ctrl.Result, error,
+) {
+	guarded := false
+	guard := func(ctx context.Context) error {
+		guarded = true
+		return r.markPending(ctx, m)
 	}
 	// Once the create is marked pending, see it through to its answer even
 	// when the manager is stopping (a rolling update): cancelling it mid-flight
 	// would leave the Metric at CreateOutcomeUnknown. The request's own timeout
 	// still bounds it, within the manager's graceful shutdown.
-	ctx = context.WithoutCancel(ctx)
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.clock.Now().UTC().Format(time.RFC3339)
-	if r.wantsFinalizer(m) {
-		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
-	}
-	// Update, not Patch: it fails on a stale resourceVersion, so two workers
-	// holding different views of this Metric cannot both send the create.
-	// The same write adds the finalizer: from here on a remote Metric may exist.
-	if err := r.client.Update(ctx, m); err != nil {
-		return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, fmt.Errorf("recording the pending create: %w", err)
-	}
-	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
-	if err != nil {
-		if evalapi.KindOf(err) == evalapi.KindOutcomeUnknown {
-			// Leave the pending annotation: settlePending decides once the request is over.
-			return r.awaitPendingCreate(m,
-				"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error())
-		}
+	resp, err := c.Create(context.WithoutCancel(ctx), &m.Spec, guard)
+	switch {
+	case err != nil && !guarded:
+		return upstreamFailure(err)
+	case !guarded:
+		return r.recordLocalID(ctx, m, resp)
+	case !m.CreatePending():
+		// The guard itself failed: nothing was sent.
+		return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
+	case evalapi.KindOf(err) == evalapi.KindOutcomeUnknown:
+		// Leave the pending annotation: settlePending decides once the request is over.
+		return r.awaitPendingCreate(m,
+			"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error())
+	case err != nil:
 		// The service answered and created nothing, or never saw the request: a retry is safe.
 		if cerr := r.clearPending(ctx, m); cerr != nil {
 			return progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, cerr
 		}
 		return upstreamFailure(err)
 	}
-
 	err = r.annotateID(ctx, m, resp.ID)
 	// After the patch, which answers with the stored status.
-	setEffective(&m.Status, resp)
+	remote.SetStatus(&m.Status, resp)
 	if err != nil {
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
 		return progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
-	return ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.requeue(m.UID), nil
+	return ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.every(conn.DriftInterval).requeue(m.UID), nil
 }
 
-// createLocal is create in standalone mode, where no service exists that
-// could hold a duplicate: the id is assigned here and recorded in one write,
-// without the create-pending guard. The write is conditional on the
-// resourceVersion, so a reconcile working from a stale copy cannot replace
-// an id recorded meanwhile.
-func (r *MetricReconciler) createLocal(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (outcome, ctrl.Result, error) {
-	resp, err := r.service.CreateMetric(ctx, key, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
-	if err != nil {
-		return upstreamFailure(err)
+// markPending records the create-pending annotation, and the finalizer
+// where the policy wants it, before a create that could leave a duplicate.
+// Update, not Patch: it fails on a stale resourceVersion, so two workers
+// holding different views of this Metric cannot both send the create. The
+// same write adds the finalizer: from here on a remote Metric may exist.
+func (r *MetricReconciler) markPending(ctx context.Context, m *v1alpha1.Metric) error {
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
 	}
+	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.clock.Now().UTC().Format(time.RFC3339)
+	if m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan {
+		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
+	}
+	if err := r.client.Update(ctx, m); err != nil {
+		delete(m.Annotations, v1alpha1.CreatePendingAnnotation)
+		return fmt.Errorf("recording the pending create: %w", err)
+	}
+	return nil
+}
+
+// recordLocalID records the id of a create that cannot have left a
+// duplicate (the cluster is the system of record): the id was assigned
+// locally and is recorded in one write, without the create-pending guard.
+// The write is conditional on the resourceVersion, so a reconcile working
+// from a stale copy cannot replace an id recorded meanwhile.
+func (r *MetricReconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, resp evalapi.Metric) (
+	outcome, ctrl.Result, error,
+) {
 	if err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{v1alpha1.MetricIDAnnotation: resp.ID}); err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 	}
-	setEffective(&m.Status, resp)
+	remote.SetStatus(&m.Status, resp)
 	return createdLocally(resp.ID), ctrl.Result{}, nil
 }
 
@@ -234,24 +251,6 @@ func annotationPatch(annotations map[string]any, resourceVersion string) (client
 	return client.RawPatch(types.MergePatchType, data), nil
 }
 
-func hasPending(m *v1alpha1.Metric) bool {
-	_, ok := m.Annotations[v1alpha1.CreatePendingAnnotation]
-	return ok
-}
-
 func isTransient(err error) bool {
 	return !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err)
-}
-
-// setEffective records the response-form values the service returned.
-func setEffective(st *v1alpha1.MetricStatus, resp evalapi.Metric) {
-	st.ID = resp.ID
-	st.Description = resp.Description
-	st.Guidelines = &resp.Guidelines
-	st.EvalModelName = ""
-	if resp.EvalModelName != nil {
-		st.EvalModelName = *resp.EvalModelName
-	}
-	st.Temperature = resp.Temperature
-	st.PassingThreshold = resp.PassingThreshold
 }

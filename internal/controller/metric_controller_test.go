@@ -38,12 +38,14 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // upstream is a fake service with the client the operator would use for it.
 type upstream struct {
 	*evalapitest.Server
-	opts controller.Options
+	opts managerOptions
 }
 
 func newUpstream(opts ...evalapitest.Option) *upstream {
@@ -52,11 +54,12 @@ func newUpstream(opts ...evalapitest.Option) *upstream {
 	DeferCleanup(srv.Close)
 	c, err := evalapi.NewClient(evalapi.Options{BaseURL: srv.URL(), Timeout: 2 * time.Second})
 	Expect(err).NotTo(HaveOccurred())
-	return &upstream{Server: srv, opts: controller.Options{Service: c, RequestTimeout: 2 * time.Second,
-		MaxConcurrentReconciles: 4, BulkDeleteBatchSize: 100,
-		// Retries come quickly enough for a test to wait for them, and slowly
-		// enough for it to see the state in between.
-		Backoff: 200 * time.Millisecond}}
+	return &upstream{Server: srv, opts: managerOptions{
+		Options: controller.Options{RequestTimeout: 2 * time.Second, MaxConcurrentReconciles: 4,
+			// Retries come quickly enough for a test to wait for them, and slowly
+			// enough for it to see the state in between.
+			Backoff: 200 * time.Millisecond},
+		Defaults: remote.Defaults{Service: c, BulkDeleteBatchSize: 100}}}
 }
 
 // testStart is the time a test's fake clock starts at.
@@ -202,7 +205,7 @@ var _ = Describe("Metric reconciler", func() {
 
 		cached := &v1alpha1.Metric{}
 		Expect(mgr.cache.Get(rootCtx, client.ObjectKeyFromObject(m), cached)).To(Succeed())
-		Expect(controller.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
+		Expect(metriccache.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
 
 		longer := prompt + "Be strict."
 		m.Spec.PromptTemplate = &longer
@@ -289,7 +292,7 @@ var _ = Describe("Metric reconciler", func() {
 	It("adopts an existing remote Metric by annotation without creating one", func() {
 		startManager(up.opts)
 		m := newMetric(ns, "adopted", variants()["ai-float"].spec)
-		existing, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", evalapi.RequestFor(&m.Spec))
+		existing, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", remote.RequestFor(&m.Spec))
 		Expect(err).NotTo(HaveOccurred())
 		m.Spec.APIKeySecretRef = ref()
 		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: existing.ID}
@@ -440,7 +443,7 @@ var _ = Describe("Metric reconciler", func() {
 	})
 
 	It("runs standalone with the cluster as the system of record", func() {
-		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		startManager(managerOptions{})
 		m := newMetric(ns, "local", variants()["ai-int"].spec)
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
@@ -451,7 +454,7 @@ var _ = Describe("Metric reconciler", func() {
 
 	It("writes a standalone Metric twice, id and status, with no create-pending guard", func() {
 		watch := watchWrites(ns, &v1alpha1.MetricList{})
-		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		startManager(managerOptions{})
 		m := newMetric(ns, "local", variants()["ai-int"].spec)
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))

@@ -36,9 +36,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -184,7 +183,7 @@ var _ = Describe("Metric deletion", func() {
 
 	It("adds the finalizer to an adopted Metric, and again when it is lost", func() {
 		remote, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1",
-			evalapi.RequestFor(&humanBoolean(ns, "x").Spec))
+			remote.RequestFor(&humanBoolean(ns, "x").Spec))
 		Expect(err).NotTo(HaveOccurred())
 		startManager(up.opts)
 		m := humanBoolean(ns, "adopted")
@@ -246,7 +245,7 @@ var _ = Describe("Metric deletion", func() {
 	})
 
 	It("keeps no finalizer in standalone mode, and removes one left from upstream mode", func() {
-		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		startManager(managerOptions{})
 		m := newMetric(ns, "local", variants()["human-boolean"].spec)
 		m.Finalizers = []string{v1alpha1.MetricFinalizer}
 		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: "met_from_upstream"}

@@ -122,3 +122,27 @@ func (d *driftSchedule) sweep(now time.Time) {
 		}
 	}
 }
+
+// driftSchedules keeps one driftSchedule per drift interval: each service
+// has its own interval.
+type driftSchedules struct {
+	clock clock.PassiveClock
+	mu    sync.Mutex
+	by    map[time.Duration]*driftSchedule
+}
+
+func newDriftSchedules(c clock.PassiveClock) *driftSchedules {
+	return &driftSchedules{clock: c, by: map[time.Duration]*driftSchedule{}}
+}
+
+// every returns the schedule of checks interval apart.
+func (s *driftSchedules) every(interval time.Duration) *driftSchedule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.by[interval]
+	if !ok {
+		d = newDriftSchedule(interval, s.clock)
+		s.by[interval] = d
+	}
+	return d
+}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // The Metric CRD is read when finalizing, to tell a CRD removal (which
@@ -46,9 +47,9 @@ var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v
 const forceHint = "; to delete the object and keep the remote Metric, set spec.deletionPolicy to Orphan"
 
 // wantsFinalizer reports whether deleting m must delete its remote Metric
-// first: by policy, and only when there is a service to delete it from.
-func (r *MetricReconciler) wantsFinalizer(m *v1alpha1.Metric) bool {
-	return !r.standalone && m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan
+// first: by policy, and only when there is a remote copy to delete.
+func wantsFinalizer(conn *remote.Connection, m *v1alpha1.Metric) bool {
+	return !conn.Local && m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan
 }
 
 // syncFinalizer adds the finalizer to a Metric that has, or may have, a
@@ -56,19 +57,19 @@ func (r *MetricReconciler) wantsFinalizer(m *v1alpha1.Metric) bool {
 // removes it where it has no use (policy Orphan, standalone mode). A Metric
 // that is right already costs no write. A new Metric gets it with its
 // create-pending mark instead, in the same write.
-func (r *MetricReconciler) syncFinalizer(ctx context.Context, m *v1alpha1.Metric) error {
+func (r *MetricReconciler) syncFinalizer(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric) error {
 	has := controllerutil.ContainsFinalizer(m, v1alpha1.MetricFinalizer)
 	switch {
-	case has && !r.wantsFinalizer(m):
+	case has && !wantsFinalizer(conn, m):
 		return r.patchFinalizer(ctx, m, controllerutil.RemoveFinalizer)
-	case !has && r.wantsFinalizer(m) && mayHaveRemote(m):
+	case !has && wantsFinalizer(conn, m) && mayHaveRemote(m):
 		return r.patchFinalizer(ctx, m, controllerutil.AddFinalizer)
 	}
 	return nil
 }
 
 func mayHaveRemote(m *v1alpha1.Metric) bool {
-	return recordedID(m) != "" || hasPending(m)
+	return m.RecordedID() != "" || m.CreatePending()
 }
 
 // patchFinalizer adds or removes the finalizer with a patch that fails on a
@@ -87,12 +88,14 @@ func (r *MetricReconciler) patchFinalizer(ctx context.Context, m *v1alpha1.Metri
 // finalize runs while a Metric carrying the finalizer is being deleted: it
 // settles the remote Metric, by policy, then lets the object go. Until it
 // can, the conditions say why and how to force it.
-func (r *MetricReconciler) finalize(ctx context.Context, m *v1alpha1.Metric, p *statusPatcher) (ctrl.Result, error) {
-	if !r.wantsFinalizer(m) {
+func (r *MetricReconciler) finalize(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric, p *statusPatcher) (
+	ctrl.Result, error,
+) {
+	if !wantsFinalizer(conn, m) {
 		return r.release(ctx, m, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
 			"deletionPolicy is Orphan or the operator runs standalone: "+kept(m))
 	}
-	if id := recordedID(m); id != "" {
+	if id := m.RecordedID(); id != "" {
 		// A refused claim must not delete the remote Metric another object holds.
 		if o, refused, _ := r.claimOutcome(ctx, m, id); refused {
 			return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
@@ -109,7 +112,7 @@ func (r *MetricReconciler) finalize(ctx context.Context, m *v1alpha1.Metric, p *
 		return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
 			"the Metric CRD is being removed: "+kept(m))
 	}
-	o, res, err := r.deleteRemote(ctx, m)
+	o, res, err := r.deleteRemote(ctx, conn.Client(), m)
 	if o.phase == phaseReady {
 		return r.release(ctx, m, corev1.EventTypeNormal, o.reason, o.message)
 	}
@@ -117,7 +120,7 @@ func (r *MetricReconciler) finalize(ctx context.Context, m *v1alpha1.Metric, p *
 }
 
 func kept(m *v1alpha1.Metric) string {
-	if id := recordedID(m); id != "" {
+	if id := m.RecordedID(); id != "" {
 		return "kept remote Metric " + id + " in the service"
 	}
 	return "deleted nothing in the service"
@@ -125,12 +128,12 @@ func kept(m *v1alpha1.Metric) string {
 
 // deleteRemote deletes m's remote Metric. A ready outcome means there is no
 // remote Metric left to wait for.
-func (r *MetricReconciler) deleteRemote(ctx context.Context, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
-	id := recordedID(m)
-	if id == "" && hasPending(m) {
+func (r *MetricReconciler) deleteRemote(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+	id := m.RecordedID()
+	if id == "" && m.CreatePending() {
 		// An earlier create may have made a remote Metric: the service's list
 		// settles it as for a live Metric, and a recovered one is deleted.
-		o, res, err := r.settlePending(ctx, m, func(evalapi.APIKey) (outcome, ctrl.Result, error) {
+		o, res, err := r.settlePending(ctx, c, m, func() (outcome, ctrl.Result, error) {
 			return ready(v1alpha1.ReasonCompleted, "the earlier create never reached the service: nothing to delete"),
 				ctrl.Result{}, nil
 		})
@@ -141,18 +144,14 @@ func (r *MetricReconciler) deleteRemote(ctx context.Context, m *v1alpha1.Metric)
 		default:
 			return withForceHint(o, res, err)
 		}
-		id = recordedID(m)
+		id = m.RecordedID()
 	}
 	if id == "" {
 		return ready(v1alpha1.ReasonCompleted, "no remote Metric was created: nothing to delete"), ctrl.Result{}, nil
 	}
-	key, err := r.creds.apiKey(ctx, m)
-	if err != nil {
-		return withForceHint(keyFailure(err))
-	}
-	resp, err := r.service.DeleteMetric(ctx, key, id)
+	deleted, err := c.Delete(ctx, id)
 	switch {
-	case err == nil && resp.Success:
+	case deleted:
 		return ready(v1alpha1.ReasonCompleted, "deleted remote Metric "+id), ctrl.Result{}, nil
 	case err == nil:
 		return progressing(v1alpha1.ReasonDeletingRemote, "the service answered success=false; retrying"+forceHint),

@@ -30,6 +30,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // remoteIDIndex indexes Metrics by the remote ids they record (metric-id
@@ -94,8 +95,8 @@ func indexRemoteIDs(ctx context.Context, mgr ctrl.Manager) error {
 // none means it never committed, and uncommitted says what then (create it
 // again, or, for a deleted Metric, nothing to delete); anything else waits
 // for a person. It never decides "none" while a created Metric could be missed.
-func (r *MetricReconciler) settlePending(ctx context.Context, m *v1alpha1.Metric,
-	uncommitted func(evalapi.APIKey) (outcome, ctrl.Result, error)) (outcome, ctrl.Result, error) {
+func (r *MetricReconciler) settlePending(ctx context.Context, c remote.Client, m *v1alpha1.Metric,
+	uncommitted func() (outcome, ctrl.Result, error)) (outcome, ctrl.Result, error) {
 	at, ok := r.settleAt(m)
 	if !ok {
 		return needsPerson(m, fmt.Sprintf("the time in annotation %s is unreadable, so whether the request is over is unknown",
@@ -104,11 +105,7 @@ func (r *MetricReconciler) settlePending(ctx context.Context, m *v1alpha1.Metric
 	if r.clock.Now().Before(at) {
 		return r.awaitSettling(m, earlierCreate, at)
 	}
-	key, err := r.creds.apiKey(ctx, m)
-	if err != nil {
-		return keyFailure(err)
-	}
-	equal, complete, err := r.listEqual(ctx, m, key)
+	equal, complete, err := r.listEqual(ctx, c, m)
 	if err != nil {
 		return listFailure(m, err)
 	}
@@ -126,7 +123,7 @@ func (r *MetricReconciler) settlePending(ctx context.Context, m *v1alpha1.Metric
 		return needsPerson(m, fmt.Sprintf("none of the project's newest %d Metrics equals its spec, and older ones were not read",
 			recoveryPages*recoveryPageSize)), ctrl.Result{}, nil
 	}
-	return uncommitted(key)
+	return uncommitted()
 }
 
 // settleAt is when m's pending create can no longer be in flight; false when
@@ -166,6 +163,9 @@ func needsPerson(m *v1alpha1.Metric, why string) outcome {
 // listFailure waits for a person when the service cannot list (not served)
 // or refuses to; other failures are retried as any failed call is.
 func listFailure(m *v1alpha1.Metric, err error) (outcome, ctrl.Result, error) {
+	if ok, o, err := keyFailure(err); ok {
+		return o, ctrl.Result{}, err
+	}
 	switch evalapi.KindOf(err) {
 	case evalapi.KindNotFound, evalapi.KindRejected:
 		return needsPerson(m, "listing the project's Metrics failed: "+err.Error()), ctrl.Result{}, nil
@@ -178,25 +178,24 @@ func listFailure(m *v1alpha1.Metric, err error) (outcome, ctrl.Result, error) {
 // listEqual returns the project's Metrics equal to m's desired variant,
 // newest first, reading at most recoveryPages pages; complete is false when
 // the bound cut the list short.
-func (r *MetricReconciler) listEqual(ctx context.Context, m *v1alpha1.Metric, key evalapi.APIKey) (
+func (r *MetricReconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
 	equal []evalapi.Metric, complete bool, err error,
 ) {
-	want := evalapi.DesiredVariant(&m.Spec)
 	opts := evalapi.ListOptions{Limit: recoveryPageSize}
 	for range recoveryPages {
 		var page evalapi.MetricPage
 		// A failed page is retried at once, briefly: one failure among ten
 		// pages would otherwise restart the whole list after a backoff.
 		err := retry.OnError(retry.DefaultBackoff, transientListFailure, func() (err error) {
-			page, err = r.service.ListMetrics(ctx, key, string(m.Spec.ProjectID), opts)
+			page, err = c.List(ctx, m.Spec.ProjectID, opts)
 			return err
 		})
 		if err != nil {
 			return nil, false, err
 		}
-		for _, remote := range page.Data {
-			if !evalapi.Differs(remote, want) {
-				equal = append(equal, remote)
+		for _, got := range page.Data {
+			if remote.Matches(got, &m.Spec) {
+				equal = append(equal, got)
 			}
 		}
 		if page.NextCursor == nil {
@@ -226,13 +225,13 @@ func (rc *recovery) claim(ctx context.Context, c client.Reader, m *v1alpha1.Metr
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	var free []evalapi.Metric
-	for _, remote := range found {
-		claimed, err := rc.claimed(ctx, c, m, remote.ID)
+	for _, f := range found {
+		claimed, err := rc.claimed(ctx, c, m, f.ID)
 		if err != nil {
 			return nil, err
 		}
 		if !claimed {
-			free = append(free, remote)
+			free = append(free, f)
 		}
 	}
 	if len(free) == 1 {
@@ -252,17 +251,17 @@ func (rc *recovery) claimed(ctx context.Context, c client.Reader, m *v1alpha1.Me
 	return slices.ContainsFunc(list.Items, func(o v1alpha1.Metric) bool { return o.UID != m.UID }), nil
 }
 
-// adoptRecovered records remote as m's Metric, as a create records its answer.
-func (r *MetricReconciler) adoptRecovered(ctx context.Context, m *v1alpha1.Metric, remote evalapi.Metric) (
+// adoptRecovered records found as m's Metric, as a create records its answer.
+func (r *MetricReconciler) adoptRecovered(ctx context.Context, m *v1alpha1.Metric, found evalapi.Metric) (
 	outcome, ctrl.Result, error,
 ) {
-	err := r.annotateID(ctx, m, remote.ID)
+	err := r.annotateID(ctx, m, found.ID)
 	// After the patch, as after a create: status.id finishes the annotation if it failed.
-	setEffective(&m.Status, remote)
+	remote.SetStatus(&m.Status, found)
 	if err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the recovered remote id"), ctrl.Result{}, err
 	}
 	return ready(v1alpha1.ReasonRecovered, fmt.Sprintf(
 		"the earlier create did reach the service: remote Metric %s, the only one equal to the spec that no other object claims",
-		remote.ID)), ctrl.Result{}, nil
+		found.ID)), ctrl.Result{}, nil
 }

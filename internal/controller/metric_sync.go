@@ -26,22 +26,12 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // The life of a Metric once its remote id is recorded: the id is final, a
 // new spec is sent as one update, an adopted or restored Metric is read
 // from the service, and a Ready one is read again every drift interval.
-
-// recordedID is the Metric's remote id, from the metric-id annotation or,
-// when a replace or a failed write lost the annotation, from status.id.
-// Either one is final: a Metric with a recorded id is never created again
-// (but see recreateAllowed).
-func recordedID(m *v1alpha1.Metric) string {
-	if id := m.Annotations[v1alpha1.MetricIDAnnotation]; id != "" {
-		return id
-	}
-	return m.Status.ID
-}
 
 // recreateAllowed reports whether a person allowed one new create of the
 // Metric: its remote Metric id is gone (Stalled on RemoteNotFound) and the
@@ -73,8 +63,10 @@ func (r *MetricReconciler) forgetID(ctx context.Context, p *statusPatcher, m *v1
 // syncRemote keeps the remote Metric id in step with the spec. It costs no
 // call and no write while the Metric is Ready at its generation and no
 // drift check is due.
-func (r *MetricReconciler) syncRemote(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
-	if m.Annotations[v1alpha1.MetricIDAnnotation] != id || hasPending(m) {
+func (r *MetricReconciler) syncRemote(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric, id string) (
+	outcome, ctrl.Result, error,
+) {
+	if m.Annotations[v1alpha1.MetricIDAnnotation] != id || m.CreatePending() {
 		err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
 			v1alpha1.MetricIDAnnotation:      id,
 			v1alpha1.CreatePendingAnnotation: nil,
@@ -83,36 +75,18 @@ func (r *MetricReconciler) syncRemote(ctx context.Context, m *v1alpha1.Metric, i
 			return progressing(v1alpha1.ReasonCreating, "recording the remote id: "+err.Error()), ctrl.Result{}, err
 		}
 	}
+	drift := r.drift.every(conn.DriftInterval)
 	if o, ok := syncedOutcome(m, id); ok {
-		return r.checkDrift(ctx, m, id, o)
-	}
-	if r.standalone {
-		return syncLocal(m, id), ctrl.Result{}, nil
+		return r.checkDrift(ctx, conn, drift, m, id, o)
 	}
 	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) {
-		return r.adopt(ctx, m, id)
+		return r.adopt(ctx, conn.Client(), drift, m, id)
 	}
 	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
 		// The service refused this very spec; it would refuse it again.
 		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
 	}
-	return r.update(ctx, m, id)
-}
-
-// syncLocal is syncRemote in standalone mode, where the cluster is the
-// system of record: the desired variant is the truth, at once, no call. A
-// Metric the REST server created came with the id it assigned: its first
-// status says Created, as for one the reconciler created.
-func syncLocal(m *v1alpha1.Metric, id string) outcome {
-	first := m.Status.ID != id
-	setEffective(&m.Status, evalapi.ResponseFor(id, evalapi.RequestFor(&m.Spec)))
-	switch {
-	case first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI:
-		return createdLocally(id)
-	case first:
-		return adopted(id)
-	}
-	return updated(m, id)
+	return r.update(ctx, conn.Client(), drift, m, id)
 }
 
 // syncedOutcome returns the Ready outcome of a Metric whose remote copy
@@ -140,72 +114,75 @@ func updated(m *v1alpha1.Metric, id string) outcome {
 
 // adopt reads the remote Metric id, whose values status did not hold yet
 // (an adoption, or status lost in a backup and restore), records what the
-// service returned, and sends the spec as one update if the two differ.
-func (r *MetricReconciler) adopt(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
-	key, err := r.creds.apiKey(ctx, m)
-	if err != nil {
-		return keyFailure(err)
-	}
-	remote, err := r.service.GetMetric(ctx, key, id)
+// service returned, and sends the spec as one update if the two differ. A
+// Metric the REST server created came with the id it assigned (the cluster
+// is the system of record): its first status says Created, as for one the
+// reconciler created.
+func (r *MetricReconciler) adopt(ctx context.Context, c remote.Client, drift *driftSchedule, m *v1alpha1.Metric, id string) (
+	outcome, ctrl.Result, error,
+) {
+	first := m.Status.ID != id
+	seen, err := c.Observe(ctx, id, &m.Spec)
 	if err != nil {
 		return remoteFailure(err, id)
 	}
-	setEffective(&m.Status, remote)
-	if want := evalapi.DesiredVariant(&m.Spec); evalapi.Differs(remote, want) {
-		if remote, err = r.service.UpdateMetric(ctx, key, id, want); err != nil {
+	remote.SetStatus(&m.Status, seen.Metric)
+	if !seen.UpToDate {
+		resp, err := c.Update(ctx, id, &m.Spec)
+		if err != nil {
 			return remoteFailure(err, id)
 		}
-		setEffective(&m.Status, remote)
+		remote.SetStatus(&m.Status, resp)
 		metricUpdates.Inc()
 	}
-	r.drift.checked(m.UID)
-	return adopted(id), r.drift.requeue(m.UID), nil
+	drift.checked(m.UID)
+	if first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI {
+		return createdLocally(id), drift.requeue(m.UID), nil
+	}
+	return adopted(id), drift.requeue(m.UID), nil
 }
 
 // update sends the whole desired variant of this generation as one update.
 // An update whose outcome is unknown is simply sent again: it is idempotent.
-func (r *MetricReconciler) update(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
-	key, err := r.creds.apiKey(ctx, m)
-	if err != nil {
-		return keyFailure(err)
-	}
-	resp, err := r.service.UpdateMetric(ctx, key, id, evalapi.DesiredVariant(&m.Spec))
+func (r *MetricReconciler) update(ctx context.Context, c remote.Client, drift *driftSchedule, m *v1alpha1.Metric, id string) (
+	outcome, ctrl.Result, error,
+) {
+	resp, err := c.Update(ctx, id, &m.Spec)
 	if err != nil {
 		return remoteFailure(err, id)
 	}
-	setEffective(&m.Status, resp)
+	remote.SetStatus(&m.Status, resp)
 	metricUpdates.Inc()
-	r.drift.checked(m.UID)
-	return updated(m, id), r.drift.requeue(m.UID), nil
+	drift.checked(m.UID)
+	return updated(m, id), drift.requeue(m.UID), nil
 }
 
 // checkDrift reads the remote Metric of a Ready Metric once its check is
 // due and restores the spec with one update if someone changed it outside
 // the cluster. Ready keeps its reason: the Metric was never not Ready.
-func (r *MetricReconciler) checkDrift(ctx context.Context, m *v1alpha1.Metric, id string, current outcome) (outcome, ctrl.Result, error) {
-	due, wait := r.drift.due(m.UID)
+func (r *MetricReconciler) checkDrift(ctx context.Context, conn *remote.Connection, drift *driftSchedule,
+	m *v1alpha1.Metric, id string, current outcome) (outcome, ctrl.Result, error) {
+	due, wait := drift.due(m.UID)
 	if !due {
 		return current, ctrl.Result{RequeueAfter: wait}, nil
 	}
-	key, err := r.creds.apiKey(ctx, m)
-	if err != nil {
-		return keyFailure(err)
-	}
-	remote, err := r.service.GetMetric(ctx, key, id)
+	c := conn.Client()
+	seen, err := c.Observe(ctx, id, &m.Spec)
 	if err != nil {
 		return driftFailure(err, id, current)
 	}
-	if want := evalapi.DesiredVariant(&m.Spec); evalapi.Differs(remote, want) {
-		if remote, err = r.service.UpdateMetric(ctx, key, id, want); err != nil {
+	got := seen.Metric
+	if !seen.UpToDate {
+		if got, err = c.Update(ctx, id, &m.Spec); err != nil {
 			return driftFailure(err, id, current)
 		}
 		driftCorrections.Inc()
 		r.recorder.Eventf(m, nil, corev1.EventTypeNormal, v1alpha1.EventDriftCorrected, "Update",
 			"remote Metric %s was changed outside the cluster; restored the spec", id)
 	}
-	setEffective(&m.Status, remote)
-	r.drift.checked(m.UID)
-	return current, r.drift.requeue(m.UID), nil
+	remote.SetStatus(&m.Status, got)
+	drift.checked(m.UID)
+	return current, drift.requeue(m.UID), nil
 }
 
 // driftFailure is the outcome of a failed drift check: a passing failure of

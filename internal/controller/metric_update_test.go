@@ -29,9 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // createMetric creates m and deletes it when the test ends, finalizers and
@@ -76,7 +76,7 @@ func updatedAtGeneration(m *v1alpha1.Metric) {
 // desiredRemote is what the service must hold for m's spec: the desired
 // variant with every default.
 func desiredRemote(id string, m *v1alpha1.Metric) evalapi.Metric {
-	return evalapi.ResponseFor(id, evalapi.RequestFor(&m.Spec))
+	return evalapi.ResponseFor(id, remote.RequestFor(&m.Spec))
 }
 
 // expectStatusOf checks that m's status holds remote's values.
@@ -223,7 +223,7 @@ var _ = Describe("Metric updates", func() {
 	})
 
 	It("updates status from the desired variant at once in standalone mode", func() {
-		startManager(controller.Options{Service: evalapi.Standalone{}, Standalone: true})
+		startManager(managerOptions{})
 		m := newMetric(ns, "local", variants()["ai-int"].spec)
 		id := readyMetric(m, v1alpha1.ReasonCreated)
 

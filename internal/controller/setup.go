@@ -41,7 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
@@ -49,16 +49,8 @@ import (
 
 // Options configure the three reconcilers.
 type Options struct {
-	// Service is the Evaluation Service: evalapi.Client or evalapi.Standalone.
-	Service evalapi.Service
-	// Standalone is true when Service is evalapi.Standalone; objects then
-	// need no API key.
-	Standalone bool
-	// DefaultAPIKeySecret names the Secret, in each object's namespace, used
-	// when an object has no apiKeySecretRef.
-	DefaultAPIKeySecret string
-	// BulkDeleteBatchSize is the number of testcase ids per bulk-delete call.
-	BulkDeleteBatchSize int
+	// Connector resolves the service each object uses (required).
+	Connector *remote.Connector
 	// MaxConcurrentReconciles bounds the parallel reconciles of each kind.
 	MaxConcurrentReconciles int
 	// Backoff is the first delay before a failed call is retried; it doubles
@@ -67,12 +59,16 @@ type Options struct {
 	// Clock tells the time of completions, TTLs, pending creates and drift
 	// checks. Defaults to the real clock.
 	Clock clock.PassiveClock
-	// DriftInterval is the time between two reads of a Ready Metric's remote
-	// copy, which restore the spec if someone changed it outside the cluster.
-	// 0 turns drift checks off; standalone mode has none.
-	DriftInterval time.Duration
 
-	// RequestTimeout is the Service's per-request timeout (--api-timeout): a
+	// AllowPrivateServiceAddresses lets a namespaced EvaluationService reach
+	// loopback, link-local, unspecified and private addresses
+	// (--allow-private-service-addresses).
+	AllowPrivateServiceAddresses bool
+	// ServiceProbeInterval is how often a service is probed when nothing
+	// changes. Defaults to ten minutes.
+	ServiceProbeInterval time.Duration
+
+	// RequestTimeout is the services' per-request timeout (--api-timeout): a
 	// create cut off mid-flight is settled from the service's list once this,
 	// plus a margin, has passed since its pending mark. Defaults to
 	// evalapi.DefaultTimeout.
@@ -92,11 +88,8 @@ const (
 
 // SetupWithManager registers the three reconcilers with mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	if opts.Service == nil {
-		return errors.New("controller: Options.Service is required")
-	}
-	if opts.BulkDeleteBatchSize <= 0 {
-		opts.BulkDeleteBatchSize = 100
+	if opts.Connector == nil {
+		return errors.New("controller: Options.Connector is required")
 	}
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 1
@@ -108,18 +101,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		opts.Clock = clock.RealClock{}
 	}
 	b := base{
-		client:   guardTrimmed(mgr.GetClient()),
-		recorder: mgr.GetEventRecorder("eval-operator"),
-		creds: &credentials{
-			reader:        mgr.GetAPIReader(),
-			defaultSecret: opts.DefaultAPIKeySecret,
-			required:      !opts.Standalone,
-		},
-		reader:     mgr.GetAPIReader(),
-		service:    opts.Service,
-		standalone: opts.Standalone,
-		clock:      opts.Clock,
-		backoff:    min(opts.Backoff, backoffMax),
+		client:    guardTrimmed(mgr.GetClient()),
+		recorder:  mgr.GetEventRecorder("eval-operator"),
+		connector: opts.Connector,
+		reader:    mgr.GetAPIReader(),
+		clock:     opts.Clock,
+		backoff:   min(opts.Backoff, backoffMax),
 	}
 	kinds := []struct {
 		obj  v1alpha1.Object
@@ -131,18 +118,20 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}{
 		{&v1alpha1.Metric{}, &v1alpha1.MetricList{}, newMetricReconciler(b, opts),
 			predicate.Or(metricChanged, personControlled)},
-		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, &TestsetDeletionReconciler{base: b},
+		{&v1alpha1.TestsetDeletion{}, &v1alpha1.TestsetDeletionList{}, newTestsetDeletionReconciler(b),
 			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
-		{&v1alpha1.TestcaseDeletion{}, &v1alpha1.TestcaseDeletionList{},
-			&TestcaseDeletionReconciler{base: b, batchSize: opts.BulkDeleteBatchSize},
+		{&v1alpha1.TestcaseDeletion{}, &v1alpha1.TestcaseDeletionList{}, newTestcaseDeletionReconciler(b),
 			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, personControlled)},
 	}
 	ctx := context.Background()
+	if err := setupServiceReconcilers(mgr, opts); err != nil {
+		return err
+	}
 	if err := indexRemoteIDs(ctx, mgr); err != nil {
 		return err
 	}
 	for _, k := range kinds {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, secretRefIndex, b.creds.indexSecretRef); err != nil {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, secretRefIndex, indexSecretRef(opts.Connector)); err != nil {
 			return fmt.Errorf("indexing %T by Secret: %w", k.obj, err)
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
@@ -164,19 +153,17 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 }
 
 func newMetricReconciler(b base, opts Options) *MetricReconciler {
-	interval := opts.DriftInterval
-	if opts.Standalone {
-		interval = 0
-	}
-	return &MetricReconciler{base: b, standalone: opts.Standalone, drift: newDriftSchedule(interval, opts.Clock),
-		recovery: newRecovery(opts.RequestTimeout)}
+	return &MetricReconciler{base: b, drift: newDriftSchedules(opts.Clock), recovery: newRecovery(opts.RequestTimeout)}
 }
 
-func (c *credentials) indexSecretRef(obj client.Object) []string {
-	if ref := c.refOf(obj.(v1alpha1.Object)); ref != nil {
-		return []string{ref.Name}
+// indexSecretRef indexes an object by the Secret its key is read from.
+func indexSecretRef(c *remote.Connector) client.IndexerFunc {
+	return func(obj client.Object) []string {
+		if name := c.KeySecretName(obj.(v1alpha1.Object)); name != "" {
+			return []string{name}
+		}
+		return nil
 	}
-	return nil
 }
 
 // referencingSecret maps a Secret to the objects of list's kind in its
@@ -190,25 +177,28 @@ func referencingSecret(c client.Client, list client.ObjectList) handler.MapFunc 
 			ctrl.LoggerFrom(ctx).Error(err, "listing objects that use a Secret", "secret", secret.GetName())
 			return nil
 		}
-		var reqs []reconcile.Request
-		_ = meta.EachListItem(l, func(o runtime.Object) error {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o.(client.Object))})
-			return nil
-		})
-		return reqs
+		return requestsFor(l)
 	}
+}
+
+// requestsFor is a request for each object of l.
+func requestsFor(l client.ObjectList) []reconcile.Request {
+	var reqs []reconcile.Request
+	_ = meta.EachListItem(l, func(o runtime.Object) error {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o.(client.Object))})
+		return nil
+	})
+	return reqs
 }
 
 // base holds what the three reconcilers share.
 type base struct {
-	client   client.Client
-	recorder recorder.EventRecorder
-	creds    *credentials
+	client    client.Client
+	recorder  recorder.EventRecorder
+	connector *remote.Connector
 	// reader reads from the API server, uncached.
-	reader     client.Reader
-	service    evalapi.Service
-	standalone bool
-	clock      clock.PassiveClock
+	reader client.Reader
+	clock  clock.PassiveClock
 	// backoff is the first retry delay of a failed call.
 	backoff time.Duration
 }

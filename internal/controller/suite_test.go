@@ -37,6 +37,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -87,7 +88,14 @@ type manager struct {
 	cache cache.Cache
 }
 
-func startManager(opts controller.Options) *manager {
+// managerOptions are the reconcilers' options and the manager's flags
+// (remote.Defaults) that the test's connector is built from.
+type managerOptions struct {
+	controller.Options
+	remote.Defaults
+}
+
+func startManager(opts managerOptions) *manager {
 	GinkgoHelper()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 framework.Scheme(),
@@ -100,7 +108,8 @@ func startManager(opts controller.Options) *manager {
 		Cache: controller.CacheOptions([]string{testNamespace}),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controller.SetupWithManager(mgr, opts)).To(Succeed())
+	opts.Connector = remote.NewConnector(mgr.GetAPIReader(), opts.Defaults)
+	Expect(controller.SetupWithManager(mgr, opts.Options)).To(Succeed())
 
 	ctx, cancel := context.WithCancel(rootCtx)
 	m := &manager{cancel: cancel, done: make(chan struct{}), cache: mgr.GetCache()}

@@ -18,12 +18,12 @@ package controller
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 func TestUpstreamFailure(t *testing.T) {
@@ -85,21 +85,22 @@ func TestKeyFailure(t *testing.T) {
 		reason  string
 		backoff bool
 	}{
-		{"missing Secret", &keyUnusableError{stalled(v1alpha1.ReasonSecretNotFound, "Secret \"k\" not found")},
+		{"missing Secret", &remote.KeyError{Reason: v1alpha1.ReasonSecretNotFound, Message: "Secret \"k\" not found"},
 			phaseStalled, v1alpha1.ReasonSecretNotFound, false},
-		{"not an ak_ key", &keyUnusableError{stalled(v1alpha1.ReasonInvalidCredentials, "not an API key")},
+		{"not an ak_ key", &remote.KeyError{Reason: v1alpha1.ReasonInvalidCredentials, Message: "not an API key"},
 			phaseStalled, v1alpha1.ReasonInvalidCredentials, false},
-		{"failed read", fmt.Errorf("reading Secret %q: %w", "k", errors.New("connection refused")),
+		{"failed read", &remote.KeyError{Reason: v1alpha1.ReasonSecretUnreadable, Message: "reading Secret \"k\"",
+			Err: errors.New("connection refused")},
 			phaseProgressing, v1alpha1.ReasonSecretUnreadable, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, res, err := keyFailure(tc.err)
+			ok, o, err := keyFailure(tc.err)
+			if !ok {
+				t.Fatalf("keyFailure did not take %v for a key failure", tc.err)
+			}
 			if o.phase != tc.phase || o.reason != tc.reason {
 				t.Errorf("outcome = %v, want phase %v reason %s", o, tc.phase, tc.reason)
-			}
-			if res.RequeueAfter != 0 {
-				t.Errorf("RequeueAfter = %s, want none", res.RequeueAfter)
 			}
 			if (err != nil) != tc.backoff {
 				t.Errorf("error = %v, want backoff %v", err, tc.backoff)

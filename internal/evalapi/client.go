@@ -242,6 +242,30 @@ func (c *Client) ListMetrics(ctx context.Context, key APIKey, projectID string, 
 	return p, err
 }
 
+// ProbeProjects sends GET /projects?limit=1: the cheapest authenticated
+// call, which needs no project id, as a connection probe. It succeeds when
+// the service answers 200 with a page of projects; the projects are not read.
+func (c *Client) ProbeProjects(ctx context.Context, key APIKey) error {
+	return c.call(ctx, key, call{
+		op:       opListProjects,
+		method:   http.MethodGet,
+		segments: []string{"projects"},
+		query:    url.Values{"limit": {"1"}},
+		decode: func(data []byte) error {
+			var page struct {
+				Data []json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal(data, &page); err != nil {
+				return fmt.Errorf("decoding the page: %w", err)
+			}
+			if page.Data == nil {
+				return errNoData
+			}
+			return nil
+		},
+	})
+}
+
 // call is one request of an operation.
 type call struct {
 	op       serviceOp

@@ -518,8 +518,9 @@ var _ = Describe("Client", func() {
 		})
 
 		It("changes a Metric to the desired variant with one PATCH", func() {
-			spec := evalapi.SpecFor("proj-1", evalapi.MetricRequest{Name: "n", EvalType: "human", OutputType: "float", Guidelines: ptr("be fair")})
-			want := evalapi.DesiredVariant(&spec)
+			// The whole human/float variant, at the service's defaults where unset.
+			want := evalapi.MetricUpdate{Name: ptr("n"), Description: evalapi.NullableFrom[string](nil), EvalType: "human",
+				OutputType: "float", Guidelines: ptr("be fair"), PassingThreshold: ptr(0.9)}
 			m, err := client.UpdateMetric(ctx, key, id, want)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(m).To(Equal(evalapi.Metric{ID: id, Name: "n", EvalType: "human", OutputType: "float", Guidelines: "be fair", PassingThreshold: ptr(0.9)}))

@@ -52,9 +52,9 @@ func (k APIKey) Valid() bool {
 	return true
 }
 
-// Service is the Evaluation Service as the reconcilers use it. Both
-// implementations (Client for a real service, Standalone for none) return
-// *Error for every failure, so callers can tell whether to retry.
+// Service is the Evaluation Service's API, one method per operation. Client
+// implements it over HTTP; every failure is an *Error, so callers can tell
+// whether to retry. The operator reaches it only through internal/remote.
 type Service interface {
 	// CreateMetric creates a Metric in project projectID and returns it in response form.
 	CreateMetric(ctx context.Context, key APIKey, projectID string, req MetricRequest) (Metric, error)
@@ -86,4 +86,5 @@ var (
 	opUpdateMetric        = serviceOp{name: "UpdateMetric", label: "update_metric"}
 	opDeleteMetric        = serviceOp{name: "DeleteMetric", label: "delete_metric"}
 	opListMetrics         = serviceOp{name: "ListMetrics", label: "list_metrics"}
+	opListProjects        = serviceOp{name: "ListProjects", label: "list_projects"}
 )

@@ -14,9 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package evalapi is the operator's view of the Evaluation Service API: its
-// wire types, the Service interface the reconcilers call, an HTTP client for a
-// real service and a standalone implementation that needs no service.
+// Package evalapi is the Evaluation Service API's wire protocol: its types,
+// its defaults, and an HTTP client for a real service. It knows nothing of
+// the custom resources; internal/remote converts between the two.
 package evalapi
 
 import (

@@ -34,6 +34,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // listPageSize is the largest page the service serves, so an import of a
@@ -77,16 +78,16 @@ type ImportOptions struct {
 }
 
 // Imported is one Metric manifest per remote Metric, in the order of
-// remote, each carrying its remote id in the metric-id annotation so that
+// found, each carrying its remote id in the metric-id annotation so that
 // applying it adopts the remote Metric instead of creating one. Its spec
 // asks for exactly what the service holds, so adoption changes nothing.
-func Imported(remote []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, error) {
-	names, err := objectNames(remote)
+func Imported(found []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, error) {
+	names, err := objectNames(found)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]v1alpha1.Metric, 0, len(remote))
-	for _, m := range remote {
+	out := make([]v1alpha1.Metric, 0, len(found))
+	for _, m := range found {
 		obj := v1alpha1.Metric{
 			TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Metric"},
 			ObjectMeta: metav1.ObjectMeta{
@@ -94,7 +95,7 @@ func Imported(remote []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, e
 				Namespace:   opts.Namespace,
 				Annotations: map[string]string{v1alpha1.MetricIDAnnotation: m.ID},
 			},
-			Spec: evalapi.SpecFor(opts.ProjectID, requestOf(m)),
+			Spec: remote.SpecFor(opts.ProjectID, requestOf(m)),
 		}
 		// "" is the service's default: leave it out of the manifest.
 		if obj.Spec.Guidelines != nil && *obj.Spec.Guidelines == "" {
@@ -127,25 +128,25 @@ var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
 // derived from its remote name, by remote id. Metrics whose names clash all
 // get a suffix from a hash of their id, so a name depends only on the
 // Metric itself and its namesakes, not on the listing order.
-func objectNames(remote []evalapi.Metric) (map[string]string, error) {
-	bases := make(map[string]string, len(remote))
+func objectNames(found []evalapi.Metric) (map[string]string, error) {
+	bases := make(map[string]string, len(found))
 	count := map[string]int{}
-	for _, m := range remote {
+	for _, m := range found {
 		if _, dup := bases[m.ID]; dup {
 			return nil, fmt.Errorf("the service listed Metric %q twice", m.ID)
 		}
 		bases[m.ID] = nameBase(m.Name)
 		count[bases[m.ID]]++
 	}
-	names := make(map[string]string, len(remote))
+	names := make(map[string]string, len(found))
 	taken := map[string]string{}
-	for _, m := range remote {
+	for _, m := range found {
 		name := bases[m.ID]
 		if count[name] > 1 {
 			name = withSuffix(name, idHash(m.ID))
 		}
 		if other, clash := taken[name]; clash {
-			return nil, fmt.Errorf("remote Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
+			return nil, fmt.Errorf("found Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
 		}
 		taken[name] = m.ID
 		names[m.ID] = name

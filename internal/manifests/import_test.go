@@ -30,6 +30,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/manifests"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -46,7 +47,7 @@ func remoteMetrics(ctx SpecContext, upstream *evalapitest.Server, project string
 			spec.Description = ptr.To("from the web UI")
 			spec.Guidelines = ptr.To("be fair")
 		}
-		m, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, evalapi.RequestFor(&spec))
+		m, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, remote.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())
 		out = append(out, m)
 	}
@@ -84,17 +85,17 @@ var _ = Describe("Imported", func() {
 	It("asks for exactly what the service holds, for every variant, and adopts it", func(ctx SpecContext) {
 		upstream := evalapitest.New()
 		DeferCleanup(upstream.Close)
-		remote := remoteMetrics(ctx, upstream, "proj-a", 2*framework.Variants)
+		found := remoteMetrics(ctx, upstream, "proj-a", 2*framework.Variants)
 
-		ms, err := manifests.Imported(remote, manifests.ImportOptions{ProjectID: "proj-a", Namespace: "team", Secret: "eval-key"})
+		ms, err := manifests.Imported(found, manifests.ImportOptions{ProjectID: "proj-a", Namespace: "team", Secret: "eval-key"})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ms).To(HaveLen(len(remote)))
+		Expect(ms).To(HaveLen(len(found)))
 		for i, m := range ms {
-			Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, remote[i].ID))
+			Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, found[i].ID))
 			Expect(m.Namespace).To(Equal("team"))
 			Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj-a"))
 			Expect(m.Spec.APIKeySecretRef).To(Equal(&v1alpha1.SecretKeySelector{Name: "eval-key"}))
-			Expect(evalapi.Differs(remote[i], evalapi.DesiredVariant(&m.Spec))).To(BeFalse(), "Metric %s", remote[i].Name)
+			Expect(remote.Matches(found[i], &m.Spec)).To(BeTrue(), "Metric %s", found[i].Name)
 		}
 	})
 

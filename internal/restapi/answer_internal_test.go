@@ -20,41 +20,7 @@ import (
 	"testing"
 
 	"k8s.io/utils/ptr"
-
-	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 )
-
-// A status value outside the rules of the Metric's variant is never served:
-// status is writable apart from the spec, and its schema cannot state them.
-func TestMetricResponseServesOnlyValidStatus(t *testing.T) {
-	m := &evaluationv1alpha1.Metric{Spec: evaluationv1alpha1.MetricSpec{
-		ProjectID: "p", Name: "n", EvalType: evaluationv1alpha1.EvalTypeAI, OutputType: evaluationv1alpha1.OutputTypeFloat,
-		PromptTemplate: ptr.To("{{outputs.response}}"), PassingThreshold: ptr.To(0.8), Guidelines: ptr.To("spec"),
-	}}
-	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1",
-		PassingThreshold: ptr.To(99.0), Temperature: ptr.To(7.0), EvalModelName: "bad model\x7f",
-		Guidelines: ptr.To("bad\uffff"), Description: ptr.To("bad\x00")}
-	res := metricResponse(m)
-	if *res.PassingThreshold != 0.8 || *res.Temperature != 0 || *res.EvalModelName != "gpt-4o" ||
-		res.Guidelines != "spec" || res.Description != nil {
-		t.Errorf("served unchecked status values: %+v", res)
-	}
-
-	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1", PassingThreshold: ptr.To(0.5), Temperature: ptr.To(1.0),
-		EvalModelName: "openai/gpt-4o@2024", Guidelines: ptr.To("line\nline"), Description: ptr.To("d")}
-	res = metricResponse(m)
-	if *res.PassingThreshold != 0.5 || *res.Temperature != 1 || *res.EvalModelName != "openai/gpt-4o@2024" ||
-		res.Guidelines != "line\nline" || *res.Description != "d" {
-		t.Errorf("did not serve the service's valid values: %+v", res)
-	}
-
-	m.Spec.OutputType = evaluationv1alpha1.OutputTypeInt
-	m.Spec.PassingThreshold = nil
-	m.Status.PassingThreshold = ptr.To(4.5)
-	if res = metricResponse(m); *res.PassingThreshold != 4 {
-		t.Errorf("int passingThreshold 4.5 served: %v", *res.PassingThreshold)
-	}
-}
 
 func TestTextErrors(t *testing.T) {
 	if errs := textErrors(ptr.To("Faithfulness"), ptr.To("a\nb\tc"), nil, ptr.To("{{x}}\r\n")); len(errs) != 0 {

@@ -52,7 +52,7 @@ var _ = Describe("Concurrent requests", func() {
 		items := metricsIn(t.namespace)
 		Expect(items).To(HaveLen(n))
 		for _, m := range items {
-			Expect(ids).To(HaveKey(recordedID(&m))) // status.id follows from the reconciler
+			Expect(ids).To(HaveKey(m.RecordedID())) // status.id follows from the reconciler
 		}
 	})
 })

@@ -61,7 +61,7 @@ var _ = Describe("POST /testcases/bulk-delete", func() {
 
 	It("answers from the committed create in standalone mode, without waiting for the reconciler", func() {
 		// With a sync timeout of 1ns any wait would answer 504.
-		_, url := runServer(Options{Standalone: true, SyncTimeout: time.Nanosecond})
+		_, url := runServer(Options{Connector: standaloneConnector(h.mgr), SyncTimeout: time.Nanosecond})
 		for _, rq := range []request{
 			{method: http.MethodPost, path: bulkDeletePath, key: t.key, body: `{"ids":["tc-1"]}`},
 			{method: http.MethodDelete, path: BasePath + "/testsets/ts-1", key: t.key, contentType: "-"},

@@ -25,6 +25,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // endpoint is one operation of the API (a route and a method), carried out
@@ -56,9 +57,9 @@ type endpoint struct {
 	fields fieldMapper
 	// succeed is the answer once the resource is Ready.
 	succeed func(client.Object) response
-	// local, when set, lets the create alone carry out the request in
-	// standalone mode, where the cluster is the system of record. Nil: the
-	// request waits for the reconciler.
+	// local, when set, lets the create alone carry out the request where
+	// the namespace's service is standalone (the cluster is the system of
+	// record). Nil: the request waits for the reconciler.
 	local *localCreate
 	// partial, when set, says what a refused resource did before it was
 	// refused, or nil when it changed nothing: only then is it discarded.
@@ -98,7 +99,7 @@ func createMetric() *endpoint {
 				return nil, nil, errs
 			}
 			projectID := r.PathValue("projectId")
-			m := &evaluationv1alpha1.Metric{Spec: evalapi.SpecFor(projectID, req)}
+			m := &evaluationv1alpha1.Metric{Spec: remote.SpecFor(projectID, req)}
 			m.Spec.APIKeySecretRef = keyRef(secret)
 			return m, struct {
 				ProjectID string                `json:"projectId"`
@@ -112,7 +113,7 @@ func createMetric() *endpoint {
 }
 
 func createdMetric(obj client.Object) response {
-	return response{status: http.StatusCreated, body: metricResponse(obj.(*evaluationv1alpha1.Metric))}
+	return response{status: http.StatusCreated, body: remote.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 }
 
 // assignMetricID records a new id where the reconciler reads it, the
@@ -124,7 +125,7 @@ func assignMetricID(obj client.Object) {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[evaluationv1alpha1.MetricIDAnnotation] = evalapi.NewMetricID()
+	annotations[evaluationv1alpha1.MetricIDAnnotation] = remote.NewMetricID()
 	obj.SetAnnotations(annotations)
 }
 
@@ -137,7 +138,7 @@ func updatedMetric() *endpoint {
 		fields:    specFields(nil),
 		updates:   true,
 		succeed: func(obj client.Object) response {
-			return response{status: http.StatusOK, body: metricResponse(obj.(*evaluationv1alpha1.Metric))}
+			return response{status: http.StatusOK, body: remote.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 		},
 	}
 }
@@ -157,7 +158,7 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 				return nil, nil, errs // none, or no ids: deleting none succeeds, as the service does
 			}
 			d := &evaluationv1alpha1.TestcaseDeletion{Spec: evaluationv1alpha1.TestcaseDeletionSpec{
-				TestcaseIDs:             evalapi.ResourceIDs(req.IDs),
+				TestcaseIDs:             remote.ResourceIDs(req.IDs),
 				APIKeySecretRef:         keyRef(secret),
 				TTLSecondsAfterFinished: ttl,
 			}}
@@ -206,7 +207,7 @@ func deleteTestset(ttl *int32) *endpoint {
 	}
 }
 
-// deletedLocally answers a deletion in standalone mode as soon as its
+// deletedLocally answers a deletion on a standalone service as soon as its
 // resource is committed: there is no remote copy of anything to delete, so
 // the reconciler can only record success, and no request reads the resource
 // back. A 10,000-id bulk delete is answered after the one create of its 1.3

@@ -64,9 +64,10 @@ func (s *Server) serve(ep *endpoint) http.Handler {
 // handle carries out a request in three steps: parse it into the resource
 // that carries it out, create that resource (or find the one an earlier
 // request with the same Idempotency-Key created), then await the
-// reconciler's verdict on it. In standalone mode a request the create alone
-// carries out (ep.local) is answered from the committed create; a replay
-// still waits, so it answers as the first request's resource ended.
+// reconciler's verdict on it. Where the resource's service is standalone, a
+// request the create alone carries out (ep.local) is answered from the
+// committed create; a replay still waits, so it answers as the first
+// request's resource ended.
 func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) response {
 	req, err := s.parse(ep, w, r)
 	if err != nil {
@@ -75,9 +76,9 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if req.obj == nil {
 		return ep.noop
 	}
-	local := ep.local
-	if !s.opts.Standalone {
-		local = nil
+	local, err := s.localCreate(r.Context(), ep, req.obj)
+	if err != nil {
+		return s.failure(ep.kind, err)
 	}
 	if local != nil && local.complete != nil {
 		local.complete(req.obj)
@@ -100,6 +101,20 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 		wantHash = req.hash // the earlier request must have been this same one
 	}
 	return s.await(r.Context(), ep, client.ObjectKeyFromObject(req.obj), wantHash, 0)
+}
+
+// localCreate is how ep's create alone carries out a request for obj, or
+// nil when it waits for the reconciler: where obj's service is not
+// standalone, or ep has no local form.
+func (s *Server) localCreate(ctx context.Context, ep *endpoint, obj client.Object) (*localCreate, error) {
+	if ep.local == nil || s.opts.Connector == nil {
+		return nil, nil
+	}
+	conn, err := s.opts.Connector.Connect(ctx, obj.(evaluationv1alpha1.Object))
+	if err != nil || !conn.Local {
+		return nil, err
+	}
+	return ep.local, nil
 }
 
 // failure answers a failed step: an apiError as itself; any other error is

@@ -41,7 +41,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -92,7 +92,7 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 		return nil, err
 	}
 	err = controller.SetupWithManager(h.mgr, controller.Options{
-		Service: evalapi.Standalone{}, Standalone: true, MaxConcurrentReconciles: 8,
+		Connector: standaloneConnector(h.mgr), MaxConcurrentReconciles: 8,
 	})
 	if err != nil {
 		return nil, err
@@ -128,15 +128,17 @@ func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, lo
 		return nil, "", err
 	}
 	opts := Options{
-		Listener:   ln,
-		Client:     mgr.GetClient(),
-		Cache:      mgr.GetCache(),
-		Reader:     mgr.GetAPIReader(),
-		KubeClient: cs,
-		// The impatient server waits for the reconciler, as in remote mode.
-		Standalone:  syncTimeout > time.Nanosecond,
+		Listener:    ln,
+		Client:      mgr.GetClient(),
+		Cache:       mgr.GetCache(),
+		Reader:      mgr.GetAPIReader(),
+		KubeClient:  cs,
 		SyncTimeout: syncTimeout,
 		Logger:      log.WithName("restapi"),
+	}
+	if syncTimeout > time.Nanosecond {
+		// The impatient server waits for the reconciler, as for a remote service.
+		opts.Connector = standaloneConnector(mgr)
 	}
 	for _, a := range adjust {
 		a(&opts)
@@ -257,4 +259,10 @@ func (h *harness) do(ctx context.Context, baseURL string, rq request) (reply, er
 		return reply{}, err
 	}
 	return reply{status: res.StatusCode, header: res.Header, body: bytes.TrimSpace(body)}, nil
+}
+
+// standaloneConnector resolves every object to the standalone service, as
+// a manager without --api-url does.
+func standaloneConnector(mgr ctrl.Manager) *remote.Connector {
+	return remote.NewConnector(mgr.GetAPIReader(), remote.Defaults{})
 }

@@ -30,6 +30,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 const projectPath = BasePath + "/projects/proj-1/metrics"
@@ -97,7 +98,7 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 			items := metricsIn(t.namespace)
 			Expect(items).To(HaveLen(1))
 			m := items[0]
-			Expect(recordedID(&m)).To(Equal(got.ID)) // status.id follows from the reconciler
+			Expect(m.RecordedID()).To(Equal(got.ID)) // status.id follows from the reconciler
 			Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj-1"))
 			Expect(m.Spec.APIKeySecretRef).To(Equal(&evaluationv1alpha1.SecretKeySelector{Name: t.secret, Key: "apiKey"}))
 			Expect(m.Labels).To(HaveKeyWithValue(evaluationv1alpha1.CreatedByLabel, evaluationv1alpha1.CreatedByRESTAPI))
@@ -135,7 +136,7 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 		Expect(ready.Status.ID).To(Equal(id))
 		Expect(meta.FindStatusCondition(ready.Status.Conditions, evaluationv1alpha1.ConditionReady)).
 			To(HaveField("Reason", evaluationv1alpha1.ReasonCreated), "the server created it, nothing was adopted")
-		Expect(metricResponse(ready)).To(Equal(metricResponse(created)), "status holds what the answer said")
+		Expect(remote.ResponseOf(ready)).To(Equal(remote.ResponseOf(created)), "status holds what the answer said")
 	})
 
 	It("keeps the values it was given, a whole-number 4.0 included", func() {

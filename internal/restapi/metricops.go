@@ -34,22 +34,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // The operations on existing Metrics read them from the manager's cache,
 // through two field indexes, so that no request lists from the API server.
-// A Metric is in the API once it has a remote id (status.id), however it was
-// made: through the API or with kubectl. In standalone mode the metric-id
-// annotation counts as well: the server records the id there when it
+// A Metric is in the API once it records a remote id (Metric.RecordedID),
+// however it was made: through the API or with kubectl. On a standalone
+// service the server records the id in the metric-id annotation when it
 // creates a Metric, and answers before the reconciler copies it to status.
 const (
 	// projectIndex indexes Metrics with a remote id by spec.projectId; the
 	// cache keys it by namespace too.
 	projectIndex = "restapi.spec.projectId"
-	// remoteIDIndex indexes Metrics by status.id.
-	remoteIDIndex = "restapi.status.id"
+	// remoteIDIndex indexes Metrics by their recorded remote id.
+	remoteIDIndex = "restapi.remoteID"
 )
 
 // List page sizes.
@@ -63,14 +64,11 @@ const (
 var indexedCaches sync.Map
 
 // indexMetrics adds the indexes to c, once per cache.
-func indexMetrics(ctx context.Context, c cache.Cache, standalone bool) error {
+func indexMetrics(ctx context.Context, c cache.Cache) error {
 	if _, done := indexedCaches.LoadOrStore(c, struct{}{}); done {
 		return nil
 	}
-	idOf := func(m *evaluationv1alpha1.Metric) string { return m.Status.ID }
-	if standalone {
-		idOf = recordedID
-	}
+	idOf := (*evaluationv1alpha1.Metric).RecordedID
 	byProject := func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) }
 	for name, value := range map[string]func(*evaluationv1alpha1.Metric) string{
 		remoteIDIndex: idOf, projectIndex: byProject,
@@ -90,15 +88,6 @@ func indexMetrics(ctx context.Context, c cache.Cache, standalone bool) error {
 	return nil
 }
 
-// recordedID is the Metric's id: status.id, or before the reconciler copied
-// it there, the metric-id annotation.
-func recordedID(m *evaluationv1alpha1.Metric) string {
-	if m.Status.ID != "" {
-		return m.Status.ID
-	}
-	return m.Annotations[evaluationv1alpha1.MetricIDAnnotation]
-}
-
 // getMetric is GET /metrics/{metricId}.
 func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 	secret, err := s.authenticate(r)
@@ -112,7 +101,7 @@ func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
-	return response{status: http.StatusOK, body: metricResponse(m)}
+	return response{status: http.StatusOK, body: remote.ResponseOf(m)}
 }
 
 // updateMetric is PATCH /metrics/{metricId}: it updates the spec and answers
@@ -176,7 +165,7 @@ func (s *Server) patchSpec(ctx context.Context, m *evaluationv1alpha1.Metric, u 
 // out keeps its value while the variant still has it. A field the spec
 // leaves to the service's default stays unset.
 func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) evaluationv1alpha1.MetricSpec {
-	cur := evalapi.RequestFor(&spec)
+	cur := remote.RequestFor(&spec)
 	merged := evalapi.MergeUpdate(evalapi.Metric{
 		Name: cur.Name, Description: cur.Description, EvalType: cur.EvalType, OutputType: cur.OutputType,
 		PromptTemplate: cur.PromptTemplate, EvalModelName: cur.EvalModelName, Temperature: cur.Temperature,
@@ -185,7 +174,7 @@ func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) eva
 	if u.Guidelines == nil {
 		merged.Guidelines = cur.Guidelines // every variant has guidelines
 	}
-	next := evalapi.SpecFor(string(spec.ProjectID), merged)
+	next := remote.SpecFor(string(spec.ProjectID), merged)
 	next.APIKeySecretRef, next.DeletionPolicy = spec.APIKeySecretRef, spec.DeletionPolicy
 	return next
 }
@@ -256,7 +245,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 		if err := s.whole(r.Context(), m); err != nil {
 			return s.failure(metricKind, err)
 		}
-		page.Data = append(page.Data, metricResponse(m))
+		page.Data = append(page.Data, remote.ResponseOf(m))
 	}
 	if page.HasMore {
 		cursor := positionOf(&items[end-1]).cursor()
@@ -271,20 +260,11 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 // read from the API server: answers and updates need its texts. A Metric
 // cached whole costs no read.
 func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error {
-	if !controller.Trimmed(m) {
-		return nil
-	}
-	key := client.ObjectKeyFromObject(m)
-	whole := &evaluationv1alpha1.Metric{}
-	err := s.opts.Reader.Get(ctx, key, whole)
-	switch {
-	case apierrors.IsNotFound(err):
+	err := metriccache.Whole(ctx, s.opts.Reader, m)
+	if apierrors.IsNotFound(err) {
 		return metricNotFound()
-	case err != nil:
-		return fmt.Errorf("reading Metric %s: %w", key, err)
 	}
-	*m = *whole
-	return nil
+	return err
 }
 
 // metricKind names Metrics in logs and error details.

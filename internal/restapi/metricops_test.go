@@ -50,7 +50,7 @@ func createdID(t tenant, evalType, outputType string) string {
 func metricByID(t tenant, id string) *evaluationv1alpha1.Metric {
 	GinkgoHelper()
 	for _, m := range metricsIn(t.namespace) {
-		if recordedID(&m) == id {
+		if m.RecordedID() == id {
 			return &m
 		}
 	}
@@ -203,7 +203,7 @@ var _ = Describe("GET /projects/{projectId}/metrics", func() {
 			Expect(n).To(Equal(1), "Metric %s listed %d times", id, n)
 		}
 		for _, m := range all {
-			Expect(seen).To(HaveKey(recordedID(&m)), "a Metric that existed before paging was skipped")
+			Expect(seen).To(HaveKey(m.RecordedID()), "a Metric that existed before paging was skipped")
 		}
 	})
 

@@ -18,7 +18,7 @@ package restapi
 
 import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
 // maxReadsPerPage bounds the API-server reads of one list request. The
@@ -34,7 +34,7 @@ const maxReadsPerPage = 20
 func pageEnd(items []evaluationv1alpha1.Metric, start, end int) int {
 	reads := 0
 	for i := start; i < end; i++ {
-		if !controller.Trimmed(&items[i]) {
+		if !metriccache.Trimmed(&items[i]) {
 			continue
 		}
 		if reads == maxReadsPerPage {

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -43,7 +44,6 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -173,6 +173,34 @@ func managerRules() []rbacv1.PolicyRule {
 	})
 }
 
+// grantClusterScoped gives user the manager's rules on cluster-scoped
+// kinds (ClusterEvaluationServices), which the namespace-scoped installers
+// keep in the manager's ClusterRole.
+func grantClusterScoped(ctx context.Context, user string) {
+	GinkgoHelper()
+	var rules []rbacv1.PolicyRule
+	for _, r := range managerRules() {
+		r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(res string) bool {
+			return !strings.HasPrefix(res, "clusterevaluationservices")
+		})
+		if len(r.Resources) > 0 {
+			rules = append(rules, r)
+		}
+	}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "eval-operator-manager-cluster-scoped"}, Rules: rules}
+	Expect(h.k8s.Create(ctx, role)).To(Succeed())
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	Expect(h.k8s.Create(ctx, binding)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(h.k8s.Delete(ctx, binding)).To(Succeed())
+		Expect(h.k8s.Delete(ctx, role)).To(Succeed())
+	})
+}
+
 // grantIn gives user the manager's rules in namespace only, as the
 // namespace-scoped installers do.
 func grantIn(ctx context.Context, namespace, user string) {
@@ -200,7 +228,7 @@ func startScopedManager(cfg *rest.Config, namespaces []string) (ctrl.Manager, st
 		Logger:                 ctrl.Log.WithName("scoped"),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controller.SetupWithManager(mgr, controller.Options{Service: evalapi.Standalone{}, Standalone: true})).
+	Expect(controller.SetupWithManager(mgr, controller.Options{Connector: standaloneConnector(mgr)})).
 		To(Succeed())
 	ln, url := listenLocal()
 	s, err := New(Options{Listener: ln, Client: mgr.GetClient(), Cache: mgr.GetCache(),
@@ -228,6 +256,7 @@ var _ = Describe("--watch-namespaces", func() {
 		for _, ns := range []string{a.namespace, b.namespace} {
 			grantIn(ctx, ns, user)
 		}
+		grantClusterScoped(ctx, user)
 		mgr, url := startScopedManager(scoped.Config(), []string{a.namespace, b.namespace})
 
 		// A create is answered once the reconciler has processed it.

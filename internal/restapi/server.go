@@ -42,6 +42,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=list;watch
@@ -73,6 +76,11 @@ const ShutdownMargin = 5 * time.Second
 // maxDeletionTTL is the largest ttlSecondsAfterFinished the CRDs accept.
 const maxDeletionTTL = 365 * 24 * time.Hour
 
+// Connector resolves the service an object uses: remote.Connector.
+type Connector interface {
+	Connect(ctx context.Context, obj evaluationv1alpha1.Object) (*remote.Connection, error)
+}
+
 // Options configure a Server.
 type Options struct {
 	// Addr is the TCP address to listen on, e.g. ":8082" or "127.0.0.1:0".
@@ -90,7 +98,7 @@ type Options struct {
 	// already fill, so the server adds no watch of its own for these kinds.
 	Cache cache.Cache
 	// Reader reads a Metric whole from the API server when the cache holds
-	// it trimmed (controller.MetricCacheTransform): the manager's API reader.
+	// it trimmed (see internal/metriccache): the manager's API reader.
 	// Defaults to Cache, for a cache without that transform.
 	Reader client.Reader
 	// KubeClient lists and watches the API key Secrets, selected by label so
@@ -103,11 +111,13 @@ type Options struct {
 	// NamespaceSelector selects the namespaces whose keys the server
 	// accepts (--rest-namespace-selector); nil or empty serves all.
 	NamespaceSelector labels.Selector
-	// Standalone is true when the cluster is the system of record (no
-	// Evaluation Service): a POST metric assigns the Metric's id itself and
-	// is answered once the create is committed, without waiting for the
-	// reconciler, which has nothing left to decide.
-	Standalone bool
+	// Connector resolves the service each request's resource uses (the
+	// reconcilers' remote.Connector). Where it is standalone (the cluster
+	// is the system of record), a POST metric assigns the Metric's id
+	// itself and is answered once the create is committed, without waiting
+	// for the reconciler, which has nothing left to decide. Nil: every
+	// request waits for the reconciler.
+	Connector Connector
 
 	// SyncTimeout bounds how long a request waits for the reconciler
 	// (--rest-sync-timeout). Default 10s.
@@ -179,7 +189,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := indexMetrics(context.Background(), opts.Cache, opts.Standalone); err != nil {
+	if err := indexMetrics(context.Background(), opts.Cache); err != nil {
 		return nil, err
 	}
 	doc, err := OpenAPIDocument()

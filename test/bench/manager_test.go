@@ -35,6 +35,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -88,10 +89,19 @@ type running struct {
 	done   chan error
 }
 
+// managerOptions are the reconcilers' options and the manager's flags
+// (remote.Defaults) its connector is built from.
+type managerOptions struct {
+	controller.Options
+	remote.Defaults
+}
+
 // startManager starts a manager whose API-server requests are counted, with
-// the reconcilers set up from opts and extra Runnables added by add, and
-// waits for its cache.
-func (b *bench) startManager(ctx context.Context, opts controller.Options, add func(ctrl.Manager) error) (*running, error) {
+// the reconcilers set up from opts and extra Runnables added by add (given
+// the reconcilers' connector), and waits for its cache.
+func (b *bench) startManager(ctx context.Context, opts managerOptions, add func(ctrl.Manager, *remote.Connector) error) (
+	*running, error,
+) {
 	r := &running{api: &apiCounter{}, done: make(chan error, 1)}
 	cfg := rest.CopyConfig(b.cfg)
 	cfg.Wrap(r.api.wrap)
@@ -106,11 +116,12 @@ func (b *bench) startManager(ctx context.Context, opts controller.Options, add f
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	if err := controller.SetupWithManager(mgr, opts); err != nil {
+	opts.Connector = remote.NewConnector(mgr.GetAPIReader(), opts.Defaults)
+	if err := controller.SetupWithManager(mgr, opts.Options); err != nil {
 		return nil, err
 	}
 	if add != nil {
-		if err := add(mgr); err != nil {
+		if err := add(mgr, opts.Connector); err != nil {
 			return nil, err
 		}
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
@@ -59,9 +60,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 	if err != nil {
 		return fmt.Errorf("raw bulk delete creates: %w", err)
 	}
-	srv, err := b.startREST(ctx, controller.Options{
-		Service: evalapi.Standalone{}, Standalone: true, MaxConcurrentReconciles: reconcilers,
-	}, c)
+	srv, err := b.startREST(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: reconcilers}}, c)
 	if err != nil {
 		return err
 	}
@@ -117,7 +116,8 @@ func (b *bench) restRemoteRun(ctx context.Context, tab *table, n, c, reconcilers
 	if err != nil {
 		return fmt.Errorf("guarded floor: %w", err)
 	}
-	srv, err := b.startREST(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: reconcilers}, c)
+	srv, err := b.startREST(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: reconcilers},
+		Defaults: remote.Defaults{Service: svc}}, c)
 	if err != nil {
 		return err
 	}
@@ -150,26 +150,26 @@ type restServer struct {
 
 // startREST starts a manager with the reconcilers of opts and the REST
 // server (standalone as opts is), and waits until it accepts a POST.
-func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (*restServer, error) {
+func (b *bench) startREST(ctx context.Context, opts managerOptions, c int) (*restServer, error) {
 	key := framework.NewKey("bench") // unique: the REST server finds the namespace by key
 	ns, err := framework.NewNamespace(ctx, b.k8s, "bench-rest", key)
 	if err != nil {
 		return nil, err
 	}
-	if !opts.Standalone {
+	if opts.Service != nil {
 		b.server.SetKeys(evalapitest.DefaultKey, key) // the reconciler sends the caller's key upstream
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := b.startManager(ctx, opts, func(mgr ctrl.Manager) error {
+	mgr, err := b.startManager(ctx, opts, func(mgr ctrl.Manager, conn *remote.Connector) error {
 		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
 		if err != nil {
 			return err
 		}
 		srv, err := restapi.New(restapi.Options{Listener: ln, Client: mgr.GetClient(), Cache: mgr.GetCache(),
-			Reader: mgr.GetAPIReader(), KubeClient: cs, Standalone: opts.Standalone,
+			Reader: mgr.GetAPIReader(), KubeClient: cs, Connector: conn,
 			// Admission control off: the run measures what the server can do for one tenant.
 			MaxInflight: 1 << 16, TenantQPS: 1e9, TenantBurst: 1 << 30,
 			Budget: restapi.Budget{Metrics: 1 << 30, TestsetDeletions: 1 << 30, TestcaseDeletions: 1 << 30}})
@@ -226,7 +226,7 @@ func (b *bench) rawLargestDeletion(ctx context.Context) (float64, error) {
 	for i := range latencies {
 		d := &v1alpha1.TestcaseDeletion{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("raw-bulk-%d", i)},
-			Spec:       v1alpha1.TestcaseDeletionSpec{TestcaseIDs: evalapi.ResourceIDs(largestIDList())},
+			Spec:       v1alpha1.TestcaseDeletionSpec{TestcaseIDs: remote.ResourceIDs(largestIDList())},
 		}
 		start := time.Now()
 		if err := b.k8s.Create(ctx, d); err != nil {
@@ -260,7 +260,7 @@ type poster struct {
 // metric creates Metric name of variant i and expects 201.
 func (p poster) metric(ctx context.Context, name string, i int) error {
 	m := newMetric("", name, i)
-	body, err := json.Marshal(evalapi.RequestFor(&m.Spec))
+	body, err := json.Marshal(remote.RequestFor(&m.Spec))
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -131,7 +132,8 @@ type operatorRun struct {
 // runOperator starts a manager with concurrency c, creates n Metrics in ns
 // and measures them until all are Ready and the manager is idle.
 func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service, n, c int) (run operatorRun, err error) {
-	mgr, err := b.startManager(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: c}, nil)
+	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c},
+		Defaults: remote.Defaults{Service: svc}}, nil)
 	if err != nil {
 		return run, err
 	}
@@ -169,7 +171,7 @@ func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, []t
 	}
 	return framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		m := newMetric("floor", fmt.Sprintf("floor-%d", i), i)
-		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), evalapi.RequestFor(&m.Spec))
+		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), remote.RequestFor(&m.Spec))
 		return err
 	})
 }
@@ -410,7 +412,8 @@ func (b *bench) steadyState(ctx context.Context, tab *table, label string, svc e
 		return err
 	}
 	start := time.Now()
-	mgr, err := b.startManager(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: c}, nil)
+	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c},
+		Defaults: remote.Defaults{Service: svc}}, nil)
 	if err != nil {
 		return err
 	}
@@ -439,8 +442,8 @@ func (b *bench) driftCheck(ctx context.Context, tab *table, label, ns string, sv
 	if err != nil {
 		return err
 	}
-	mgr, err := b.startManager(ctx, controller.Options{Service: svc, MaxConcurrentReconciles: c,
-		DriftInterval: driftInterval, Clock: clock}, nil)
+	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c, Clock: clock},
+		Defaults: remote.Defaults{Service: svc, DriftInterval: driftInterval}}, nil)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ var crdNames = []string{
 	"metrics.evaluation.eval-operator.dev",
 	"testsetdeletions.evaluation.eval-operator.dev",
 	"testcasedeletions.evaluation.eval-operator.dev",
+	"evaluationservices.evaluation.eval-operator.dev",
+	"clusterevaluationservices.evaluation.eval-operator.dev",
 }
 
 // optIns are the commented-out entries of config/default/kustomization.yaml

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package evalapi_test
+package remote_test
 
 import (
 	"encoding/json"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // full is an ai/int request with every field set to a value other than its default.
@@ -37,8 +38,8 @@ func full() evalapi.MetricRequest {
 var _ = Describe("DesiredVariant", func() {
 	DescribeTable("sends every field of the spec's variant, with the service's default for each one the spec leaves unset",
 		func(req evalapi.MetricRequest, want string) {
-			spec := evalapi.SpecFor("p", req)
-			got, err := json.Marshal(evalapi.DesiredVariant(&spec))
+			spec := remote.SpecFor("p", req)
+			got, err := json.Marshal(remote.DesiredVariant(&spec))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(got)).To(Equal(want))
 		},
@@ -70,8 +71,8 @@ var _ = Describe("DesiredVariant", func() {
 	)
 
 	It("shares no memory with the spec", func() {
-		spec := evalapi.SpecFor("p", full())
-		want := evalapi.DesiredVariant(&spec)
+		spec := remote.SpecFor("p", full())
+		want := remote.DesiredVariant(&spec)
 		*spec.Description, *spec.PromptTemplate, *spec.Temperature = "changed", "changed", 2
 		Expect(*want.Description.Get()).To(Equal("d"))
 		Expect(*want.PromptTemplate).To(Equal("p"))
@@ -82,10 +83,10 @@ var _ = Describe("DesiredVariant", func() {
 var _ = Describe("Differs", func() {
 	DescribeTable("compares the remote Metric with the desired variant",
 		func(mutate func(remote *evalapi.Metric, spec *v1alpha1.MetricSpec), want bool) {
-			remote := evalapi.ResponseFor("met_1", full())
-			spec := evalapi.SpecFor("p", full())
-			mutate(&remote, &spec)
-			Expect(evalapi.Differs(remote, evalapi.DesiredVariant(&spec))).To(Equal(want))
+			got := evalapi.ResponseFor("met_1", full())
+			spec := remote.SpecFor("p", full())
+			mutate(&got, &spec)
+			Expect(evalapi.Differs(got, remote.DesiredVariant(&spec))).To(Equal(want))
 		},
 		Entry("the same", func(*evalapi.Metric, *v1alpha1.MetricSpec) {}, false),
 		Entry("the spec leaves defaults unset that the remote shows", func(r *evalapi.Metric, s *v1alpha1.MetricSpec) {
@@ -111,17 +112,17 @@ var _ = Describe("Differs", func() {
 	)
 
 	It("compares numbers as numbers", func() {
-		var remote evalapi.Metric
+		var got evalapi.Metric
 		Expect(json.Unmarshal([]byte(`{"id":"met_1","name":"m","description":null,"evalType":"ai","outputType":"int",`+
-			`"guidelines":"","promptTemplate":"p","evalModelName":"gpt-4o","temperature":0.0,"passingThreshold":4.0}`), &remote)).To(Succeed())
-		spec := evalapi.SpecFor("p", evalapi.MetricRequest{Name: "m", EvalType: "ai", OutputType: "int", PromptTemplate: ptr("p"), PassingThreshold: ptr(4.0)})
-		Expect(evalapi.Differs(remote, evalapi.DesiredVariant(&spec))).To(BeFalse())
+			`"guidelines":"","promptTemplate":"p","evalModelName":"gpt-4o","temperature":0.0,"passingThreshold":4.0}`), &got)).To(Succeed())
+		spec := remote.SpecFor("p", evalapi.MetricRequest{Name: "m", EvalType: "ai", OutputType: "int", PromptTemplate: ptr("p"), PassingThreshold: ptr(4.0)})
+		Expect(evalapi.Differs(got, remote.DesiredVariant(&spec))).To(BeFalse())
 	})
 
 	It("takes the fields an update does not send as the remote has them", func() {
-		remote := evalapi.ResponseFor("met_1", full())
-		Expect(evalapi.Differs(remote, evalapi.MetricUpdate{EvalType: "ai", OutputType: "int", Name: ptr("m")})).To(BeFalse())
-		Expect(evalapi.Differs(remote, evalapi.MetricUpdate{EvalType: "ai", OutputType: "int", Name: ptr("n")})).To(BeTrue())
+		got := evalapi.ResponseFor("met_1", full())
+		Expect(evalapi.Differs(got, evalapi.MetricUpdate{EvalType: "ai", OutputType: "int", Name: ptr("m")})).To(BeFalse())
+		Expect(evalapi.Differs(got, evalapi.MetricUpdate{EvalType: "ai", OutputType: "int", Name: ptr("n")})).To(BeTrue())
 	})
 })
 

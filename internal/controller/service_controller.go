@@ -1,0 +1,236 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationservices;clusterevaluationservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationservices/status;clusterevaluationservices/status,verbs=get;update;patch
+
+// defaultProbeInterval is how often a service is probed when nothing changes.
+const defaultProbeInterval = 10 * time.Minute
+
+// serviceKeyIndex indexes services by the Secret holding their key, "namespace/name".
+const serviceKeyIndex = ".spec.apiKeySecretRef" //nolint:gosec // an index name, not a credential
+
+// maxServiceMessage bounds what of a service's error message reaches status.
+const maxServiceMessage = 200
+
+// serviceReconciler probes one service kind: on every change of a service
+// or of its key's Secret, and every probeInterval.
+type serviceReconciler[T v1alpha1.ServiceObject] struct {
+	client    client.Client
+	secrets   client.Reader
+	newObject func() T
+	// refusePrivate keeps the probe off the cluster's own network: the
+	// namespaced kind's URLs are chosen by whoever may edit the namespace.
+	refusePrivate bool
+	interval      time.Duration
+}
+
+// Reconcile probes one service and records the outcome in its status.
+func (r *serviceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	svc := r.newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, svc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := svc.DeepCopyObject().(client.Object)
+	o, res, err := r.probe(ctx, svc)
+	st := svc.GetServiceStatus()
+	st.Endpoint = endpointOf(svc.GetConnection())
+	st.ObservedGeneration = svc.GetGeneration()
+	setConditions(&st.Conditions, svc.GetGeneration(), o)
+	if perr := r.client.Status().Patch(ctx, svc, client.MergeFrom(before)); client.IgnoreNotFound(perr) != nil {
+		return ctrl.Result{}, errors.Join(err, fmt.Errorf("writing the status: %w", perr))
+	}
+	return res, err
+}
+
+// probe sends GET /projects?limit=1 with the service's key.
+func (r *serviceReconciler[T]) probe(ctx context.Context, svc T) (outcome, ctrl.Result, error) {
+	conn := svc.GetConnection()
+	if conn.Standalone != nil {
+		return ready(v1alpha1.ReasonStandalone, "the cluster is the system of record for the objects that use this service"),
+			ctrl.Result{}, nil
+	}
+	ns, ref := svc.GetKeySecret()
+	if ref == nil {
+		return ready(v1alpha1.ReasonNotProbed, "no apiKeySecretRef, so not probed: the objects that use it send their own keys"),
+			ctrl.Result{}, nil
+	}
+	key, err := remote.ReadKey(ctx, r.secrets, ns, *ref)
+	if ok, o, err := keyFailure(err); ok {
+		return o, ctrl.Result{}, err
+	}
+	transport, err := remote.NewTransport(remote.TransportOptions{CABundle: conn.CABundle, RefusePrivate: r.refusePrivate})
+	if err != nil {
+		return stalled(v1alpha1.ReasonRejected, "caBundle: "+err.Error()), ctrl.Result{}, nil
+	}
+	defer transport.CloseIdleConnections()
+	c, err := evalapi.NewClient(evalapi.Options{BaseURL: string(conn.URL), HTTPClient: &http.Client{Transport: transport},
+		Timeout: durationOr(conn.Limits.Timeout, evalapi.DefaultTimeout)})
+	if err != nil {
+		return stalled(v1alpha1.ReasonRejected, err.Error()), ctrl.Result{}, nil
+	}
+	return probeOutcome(c.ProbeProjects(ctx, key), r.interval)
+}
+
+// probeOutcome maps the probe's answer: Connected, or why not. Only the
+// ApiError's code and a bounded, sanitised message of the service reach the
+// status; a probe without an answer is retried with backoff.
+func probeOutcome(err error, interval time.Duration) (outcome, ctrl.Result, error) {
+	every := ctrl.Result{RequeueAfter: interval}
+	switch evalapi.KindOf(err) {
+	case 0:
+		if err != nil {
+			return progressing(v1alpha1.ReasonUnreachable, "probing the service failed"), ctrl.Result{}, err
+		}
+		return ready(v1alpha1.ReasonConnected, "GET /projects answered with the service's key"), every, nil
+	case evalapi.KindUnauthorized:
+		return stalled(v1alpha1.ReasonUnauthorized,
+			"the service refused the key (401): update the Secret apiKeySecretRef names"), every, nil
+	case evalapi.KindRejected, evalapi.KindNotFound:
+		return stalled(v1alpha1.ReasonRejected, "the service refused GET /projects: "+probeSummary(err)+
+			"; check url"), every, nil
+	}
+	summary := probeSummary(err)
+	return progressing(v1alpha1.ReasonUnreachable, "no usable answer to GET /projects: "+summary+"; retrying"),
+		ctrl.Result{}, errors.New("probing the service: " + summary)
+}
+
+// probeSummary says what went wrong without repeating what the service
+// sent beyond its ApiError code and a bounded, printable message.
+func probeSummary(err error) string {
+	var e *evalapi.Error
+	if !errors.As(err, &e) {
+		return "failed"
+	}
+	switch {
+	case errors.Is(err, remote.ErrPrivateAddress):
+		return remote.ErrPrivateAddress.Error() + " (a namespaced EvaluationService may not reach the cluster's network)"
+	case e.API != nil:
+		return fmt.Sprintf("HTTP %d %s: %s", e.StatusCode, sanitize(e.API.Code, 64), sanitize(e.API.Message, maxServiceMessage))
+	case e.StatusCode != 0:
+		return fmt.Sprintf("HTTP %d", e.StatusCode)
+	}
+	return e.Kind.String()
+}
+
+// sanitize keeps at most n printable runes of s.
+func sanitize(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if n == 0 {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			n--
+		}
+	}
+	return b.String()
+}
+
+// endpointOf is the URL's host, or "standalone".
+func endpointOf(conn *v1alpha1.ServiceConnection) string {
+	if conn.Standalone != nil {
+		return "standalone"
+	}
+	u, err := url.Parse(string(conn.URL))
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// durationOr is d, or def when d is unset.
+func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
+	if d == nil {
+		return def
+	}
+	return d.Duration
+}
+
+// setupServiceReconcilers registers the reconcilers of the two service kinds.
+func setupServiceReconcilers(mgr ctrl.Manager, opts Options) error {
+	interval := opts.ServiceProbeInterval
+	if interval <= 0 {
+		interval = defaultProbeInterval
+	}
+	namespaced := &serviceReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
+		newObject:     func() *v1alpha1.EvaluationService { return &v1alpha1.EvaluationService{} },
+		refusePrivate: !opts.AllowPrivateServiceAddresses, interval: interval}
+	cluster := &serviceReconciler[*v1alpha1.ClusterEvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
+		newObject: func() *v1alpha1.ClusterEvaluationService { return &v1alpha1.ClusterEvaluationService{} },
+		interval:  interval}
+	if err := setupServiceReconciler(mgr, namespaced, &v1alpha1.EvaluationServiceList{}); err != nil {
+		return err
+	}
+	return setupServiceReconciler(mgr, cluster, &v1alpha1.ClusterEvaluationServiceList{})
+}
+
+func setupServiceReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *serviceReconciler[T], list client.ObjectList) error {
+	obj := r.newObject()
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, serviceKeyIndex, func(o client.Object) []string {
+		if ns, ref := o.(T).GetKeySecret(); ref != nil {
+			return []string{ns + "/" + ref.Name}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("indexing %T by Secret: %w", obj, err)
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		For(obj, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Metadata only: Secret data is read at probe time and never cached.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, s client.Object) []reconcile.Request {
+			l := list.DeepCopyObject().(client.ObjectList)
+			if err := mgr.GetClient().List(ctx, l, client.MatchingFields{serviceKeyIndex: s.GetNamespace() + "/" + s.GetName()}); err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "listing services that use a Secret", "secret", s.GetName())
+				return nil
+			}
+			return requestsFor(l)
+		}), builder.OnlyMetadata).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("setting up the %T controller: %w", obj, err)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+func TestProbeOutcome(t *testing.T) {
+	const every = 10 * time.Minute
+	apiErr := func(kind evalapi.ErrorKind, status int, code, msg string) error {
+		return &evalapi.Error{Kind: kind, Op: "ListProjects", StatusCode: status,
+			API: &evalapi.APIError{Code: code, Message: msg, Details: map[string]any{}}}
+	}
+	cases := []struct {
+		name    string
+		err     error
+		phase   phase
+		reason  string
+		requeue time.Duration
+		backoff bool
+	}{
+		{"answered", nil, phaseReady, v1alpha1.ReasonConnected, every, false},
+		{"401", apiErr(evalapi.KindUnauthorized, 401, "UNAUTHORIZED", "no"), phaseStalled, v1alpha1.ReasonUnauthorized, every, false},
+		{"400", apiErr(evalapi.KindRejected, 400, "VALIDATION_ERROR", "bad"), phaseStalled, v1alpha1.ReasonRejected, every, false},
+		{"404", apiErr(evalapi.KindNotFound, 404, "NOT_FOUND", "no route"), phaseStalled, v1alpha1.ReasonRejected, every, false},
+		{"503", apiErr(evalapi.KindUnavailable, 503, "INTERNAL_ERROR", "down"), phaseProgressing, v1alpha1.ReasonUnreachable, 0, true},
+		{"no answer", &evalapi.Error{Kind: evalapi.KindNotSent, Op: "ListProjects", Err: errors.New("connection refused")},
+			phaseProgressing, v1alpha1.ReasonUnreachable, 0, true},
+		{"a private address", &evalapi.Error{Kind: evalapi.KindNotSent, Op: "ListProjects",
+			Err: fmt.Errorf("dial: %w", remote.ErrPrivateAddress)}, phaseProgressing, v1alpha1.ReasonUnreachable, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, res, err := probeOutcome(tc.err, every)
+			if o.phase != tc.phase || o.reason != tc.reason {
+				t.Errorf("outcome = %v, want phase %v reason %s", o, tc.phase, tc.reason)
+			}
+			if res.RequeueAfter != tc.requeue {
+				t.Errorf("RequeueAfter = %s, want %s", res.RequeueAfter, tc.requeue)
+			}
+			if (err != nil) != tc.backoff {
+				t.Errorf("error = %v, want backoff %v", err, tc.backoff)
+			}
+		})
+	}
+}
+
+func TestProbeSummaryKeepsTheCodeAndABoundedPrintableMessage(t *testing.T) {
+	msg := "line\nbreak\x1b[31m " + strings.Repeat("é", 500)
+	err := &evalapi.Error{Kind: evalapi.KindRejected, StatusCode: 400,
+		API: &evalapi.APIError{Code: "VALIDATION_ERROR", Message: msg, Details: map[string]any{}}}
+	got := probeSummary(err)
+	if !strings.HasPrefix(got, "HTTP 400 VALIDATION_ERROR: linebreak[31m ") {
+		t.Errorf("summary = %q, want the status, the code and the message without control characters", got)
+	}
+	if n := len([]rune(got)); n > maxServiceMessage+64 {
+		t.Errorf("summary has %d runes, want at most %d more than the bound", n, 64)
+	}
+}

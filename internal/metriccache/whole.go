@@ -1,0 +1,55 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package metriccache says whether a Metric was read from the manager's
+// cache without its texts, and reads such a Metric whole. The controller's
+// cache transform trims settled Metrics; the reconciler and the REST server
+// both read them whole here before they need the texts.
+package metriccache
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// TrimmedAnnotation marks a Metric read from the cache without its texts.
+// It exists only in memory: no write ever carries it.
+const TrimmedAnnotation = v1alpha1.Prefix + "cache-trimmed"
+
+// Trimmed reports whether obj is a Metric read from the cache without its texts.
+func Trimmed(obj client.Object) bool {
+	_, ok := obj.GetAnnotations()[TrimmedAnnotation]
+	return ok
+}
+
+// Whole replaces a trimmed m with the whole Metric, read with reader (the
+// API server); a Metric that is whole already costs no read. A failed read
+// is returned wrapped, so a caller can tell a Metric deleted meanwhile.
+func Whole(ctx context.Context, reader client.Reader, m *v1alpha1.Metric) error {
+	if !Trimmed(m) {
+		return nil
+	}
+	whole := &v1alpha1.Metric{}
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(m), whole); err != nil {
+		return fmt.Errorf("reading the whole Metric %s: %w", client.ObjectKeyFromObject(m), err)
+	}
+	*m = *whole
+	return nil
+}

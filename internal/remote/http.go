@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remote
+
+import (
+	"context"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// httpClient is the Client of a real service: each method is one request,
+// sent with the object's key.
+type httpClient struct {
+	svc evalapi.Service
+	key *lazyKey
+}
+
+func (c httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return Observation{}, err
+	}
+	m, err := c.svc.GetMetric(ctx, key, id)
+	if err != nil {
+		return Observation{}, err
+	}
+	return Observation{Metric: m, UpToDate: Matches(m, spec)}, nil
+}
+
+func (c httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (
+	evalapi.Metric, error,
+) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return evalapi.Metric{}, err
+	}
+	if err := guard(ctx); err != nil {
+		return evalapi.Metric{}, err
+	}
+	return c.svc.CreateMetric(ctx, key, string(spec.ProjectID), RequestFor(spec))
+}
+
+func (c httpClient) Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return evalapi.Metric{}, err
+	}
+	return c.svc.UpdateMetric(ctx, key, id, DesiredVariant(spec))
+}
+
+func (c httpClient) Delete(ctx context.Context, id string) (bool, error) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	return succeeded(c.svc.DeleteMetric(ctx, key, id))
+}
+
+func (c httpClient) List(ctx context.Context, projectID v1alpha1.ResourceID, opts evalapi.ListOptions) (
+	evalapi.MetricPage, error,
+) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return evalapi.MetricPage{}, err
+	}
+	return c.svc.ListMetrics(ctx, key, string(projectID), opts)
+}
+
+func (c httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (bool, error) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	return succeeded(c.svc.BulkDeleteTestcases(ctx, key, IDStrings(ids)))
+}
+
+func (c httpClient) DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (bool, error) {
+	key, err := c.key.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	return succeeded(c.svc.DeleteTestset(ctx, key, string(id)))
+}
+
+func succeeded(resp evalapi.SuccessResponse, err error) (bool, error) {
+	return err == nil && resp.Success, err
+}

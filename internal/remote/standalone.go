@@ -1,0 +1,80 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remote
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// standalone is the Client of a standalone service, where the cluster is
+// the system of record: there is no remote copy of anything. A create
+// assigns a fresh id locally (NewMetricID) and answers with the service's
+// defaults filled in; the remote Metric is the spec, always up to date;
+// deletions succeed at once. It makes no network calls.
+//
+// It needs no key, but a create or deletion of an object that names one
+// checks it, so a broken Secret is reported as it is for a real service.
+type standalone struct{ key *lazyKey }
+
+func (standalone) Observe(_ context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
+	return Observation{Metric: evalapi.ResponseFor(id, RequestFor(spec)), UpToDate: true}, nil
+}
+
+// Create never calls guard: nothing remote can hold a duplicate.
+func (c standalone) Create(ctx context.Context, spec *v1alpha1.MetricSpec, _ func(context.Context) error) (
+	evalapi.Metric, error,
+) {
+	if _, err := c.key.get(ctx); err != nil {
+		return evalapi.Metric{}, err
+	}
+	return evalapi.ResponseFor(NewMetricID(), RequestFor(spec)), nil
+}
+
+func (standalone) Update(_ context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
+	return evalapi.ResponseFor(id, RequestFor(spec)), nil
+}
+
+func (standalone) Delete(context.Context, string) (bool, error) { return true, nil }
+
+// List returns an empty last page: the cluster's Metrics are all there is.
+func (standalone) List(context.Context, v1alpha1.ResourceID, evalapi.ListOptions) (evalapi.MetricPage, error) {
+	total := 0
+	return evalapi.MetricPage{Data: []evalapi.Metric{}, Total: &total}, nil
+}
+
+func (c standalone) DeleteTestcases(ctx context.Context, _ []v1alpha1.ResourceID) (bool, error) {
+	_, err := c.key.get(ctx)
+	return err == nil, err
+}
+
+func (c standalone) DeleteTestset(ctx context.Context, _ v1alpha1.ResourceID) (bool, error) {
+	_, err := c.key.get(ctx)
+	return err == nil, err
+}
+
+// NewMetricID returns a new standalone Metric id: "met_" and 80 random bits
+// in hex, unique without coordination.
+func NewMetricID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b) // crypto/rand.Read never returns an error since Go 1.24
+	return "met_" + hex.EncodeToString(b)
+}

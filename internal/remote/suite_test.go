@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remote_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+func TestRemote(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "remote")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// minimal is the smallest valid request of a variant.
+func minimal(evalType, outputType string) evalapi.MetricRequest {
+	req := evalapi.MetricRequest{Name: "m", EvalType: evalType, OutputType: outputType}
+	if evalType == evalapi.EvalTypeAI {
+		req.PromptTemplate = ptr("Rate {{outputs.response}}")
+	}
+	return req
+}
