@@ -321,11 +321,14 @@ var _ = Describe("Metric reconciler", func() {
 		}
 
 		mgr.stop()
+		reconciled := metricReconciles()
 		startManager(up.opts)
 		// A Secret change re-triggers every Metric that uses it, too.
 		s := apiKeySecret(ns, testKey)
 		s.Labels = map[string]string{"touched": "yes"}
 		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		// The new manager has reconciled every Metric: what follows is its verdict.
+		Eventually(metricReconciles).Should(BeNumerically(">=", reconciled+float64(len(ms))))
 		Consistently(func(g Gomega) {
 			g.Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(5))
 			for _, m := range ms {
