@@ -79,7 +79,13 @@ var _ = AfterSuite(func() {
 	}
 	Expect(h.stop()).To(Succeed())
 	Expect(logs.String()).To(ContainSubstring(`"msg"="Request"`), "request logs are captured")
-	Expect(logs.String()).NotTo(MatchRegexp(`ak_[0-9a-f]{8}`), "an API key was logged")
+	keys := framework.IssuedKeys()
+	Expect(keys).NotTo(BeEmpty(), "the suite's keys come from framework.NewKey")
+	for what, text := range map[string]string{"logs": logs.String(), "client-go logs": klogged.String()} {
+		for _, key := range keys {
+			Expect(framework.Revealed(text, key)).To(BeEmpty(), "the key %s... appears in the %s", key[:strings.LastIndex(key, "_")], what)
+		}
+	}
 })
 
 // loadOpenAPI loads and validates the server's OpenAPI document.
