@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/funcr"
 
@@ -66,6 +67,9 @@ var _ = BeforeSuite(func() {
 		_, _ = fmt.Fprintln(io.MultiWriter(GinkgoWriter, logs), prefix, args)
 	}, funcr.Options{Verbosity: 1})
 	ctrl.SetLogger(log)
+	// Answers wait on reconciler round trips, slow under -race on a busy machine.
+	SetDefaultEventuallyTimeout(15 * time.Second)
+	SetDefaultEventuallyPollingInterval(20 * time.Millisecond)
 	var err error
 	spec, router, err = loadOpenAPI()
 	Expect(err).NotTo(HaveOccurred())
