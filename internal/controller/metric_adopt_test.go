@@ -56,7 +56,8 @@ var _ = Describe("Metric adoption and durable ids", func() {
 
 		Expect(up.Calls(evalapitest.OpGetMetric)).To(Equal(1))
 		Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
-		Expect(remoteOf(up, remote.ID)).To(Equal(desiredRemote(remote.ID, m)))
+		Expect(remoteOf(up, remote.ID)).To(Equal(evalapi.Metric{ID: remote.ID, Name: "m", EvalType: "human", OutputType: "int",
+			Guidelines: "be kind", PassingThreshold: ptr.To(4.0)}))
 		expectStatusOf(m, remoteOf(up, remote.ID))
 		Expect(up.Creates()).To(Equal(1), "only the test's own create")
 	})

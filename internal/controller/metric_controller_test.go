@@ -186,11 +186,11 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(up.Creates()).To(Equal(9))
 		m := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ai-int"}}
 		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
+		Expect(m.Status.EvalModelName).To(Equal("gpt-4o"))
 		Expect(m.Status.Temperature).To(HaveValue(BeZero()))
 		m = &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "heuristic-float"}}
 		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
+		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(0.9)))
 	})
 
 	It("sends the whole of a prompt longer than the cache keeps, on create and on update", func() {
@@ -300,7 +300,7 @@ var _ = Describe("Metric reconciler", func() {
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonAdopted))
 		Expect(m.Status.ID).To(Equal(existing.ID))
 		Expect(m.Status.EvalModelName).To(Equal("gpt-4o-mini"))
-		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
+		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(0.9)))
 		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1), "the one create above, by the test")
 	})
 
@@ -324,11 +324,14 @@ var _ = Describe("Metric reconciler", func() {
 		}
 
 		mgr.stop()
+		reconciled := metricReconciles()
 		startManager(up.opts)
 		// A Secret change re-triggers every Metric that uses it, too.
 		s := apiKeySecret(ns, testKey)
 		s.Labels = map[string]string{"touched": "yes"}
 		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		// The new manager has reconciled every Metric: what follows is its verdict.
+		Eventually(metricReconciles).Should(BeNumerically(">=", reconciled+float64(len(ms))))
 		Consistently(func(g Gomega) {
 			g.Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(5))
 			for _, m := range ms {
@@ -448,7 +451,7 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(m.Status.ID).NotTo(BeEmpty())
-		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
+		Expect(m.Status.EvalModelName).To(Equal("gpt-4o"))
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(3.0)))
 	})
 

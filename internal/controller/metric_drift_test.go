@@ -83,18 +83,31 @@ var _ = Describe("Metric drift", func() {
 		Eventually(gets).Should(Equal(2))
 	})
 
-	It("puts back a remote edit with one update, a DriftCorrected event and a counter", func() {
+	It("puts back a remote edit of several fields with one update, a DriftCorrected event and a counter, and no more", func() {
 		before := driftCorrections()
-		Expect(up.EditMetric(id, func(r *evalapi.Metric) { r.Guidelines = "edited in the UI" })).To(BeTrue())
+		Expect(up.EditMetric(id, func(r *evalapi.Metric) {
+			r.Name, r.Description, r.Guidelines = "renamed in the UI", ptr.To("added in the UI"), "edited in the UI"
+			r.OutputType, r.PassingThreshold = "int", ptr.To(2.0)
+		})).To(BeTrue())
 		nextCheck("drift")
 
-		Eventually(func() string { return remoteOf(up, id).Guidelines }).Should(BeEmpty())
-		Expect(remoteOf(up, id)).To(Equal(desiredRemote(id, m)))
+		// m is human/boolean with nothing else set: the service's defaults.
+		want := evalapi.Metric{ID: id, Name: "m", EvalType: "human", OutputType: "boolean"}
+		Eventually(func() evalapi.Metric { return remoteOf(up, id) }).Should(Equal(want))
 		Expect(gets()).To(Equal(1))
 		Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
 		Eventually(eventReasons(ns, m.Name, corev1.EventTypeNormal)).Should(ContainElement(v1alpha1.EventDriftCorrected))
 		Expect(driftCorrections()).To(Equal(before + 1))
 		Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+
+		// Two more intervals: each reads, none writes.
+		for i, label := range []string{"after-1", "after-2"} {
+			nextCheck(label)
+			Eventually(gets).Should(Equal(2 + i))
+		}
+		Consistently(func() int { return up.Calls(evalapitest.OpUpdateMetric) }, time.Second).Should(Equal(1))
+		Expect(remoteOf(up, id)).To(Equal(want))
+		Expect(driftCorrections()).To(Equal(before + 1))
 	})
 
 	It("stops at RemoteNotFound when the remote Metric is gone, and creates it again only when a person allows it", func() {
@@ -121,11 +134,24 @@ var _ = Describe("Metric drift", func() {
 // driftCorrections reads the operator's drift correction counter.
 func driftCorrections() float64 {
 	GinkgoHelper()
+	return registrySum("evaloperator_drift_corrections_total", nil)
+}
+
+// metricReconciles counts the Metric reconciles of every manager the suite ran.
+func metricReconciles() float64 {
+	GinkgoHelper()
+	return registrySum("controller_runtime_reconcile_total", map[string]string{"controller": "metric"})
+}
+
+// registrySum sums the series of name that carry labels in the process's
+// metrics registry, where every manager of the suite counts.
+func registrySum(name string, labels map[string]string) float64 {
+	GinkgoHelper()
 	families, err := metrics.Registry.Gather()
 	Expect(err).NotTo(HaveOccurred())
 	byName := map[string]*dto.MetricFamily{}
 	for _, f := range families {
 		byName[f.GetName()] = f
 	}
-	return framework.Sum(byName, "evaloperator_drift_corrections_total", nil)
+	return framework.Sum(byName, name, labels)
 }

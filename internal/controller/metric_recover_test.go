@@ -18,6 +18,7 @@ package controller_test
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -82,6 +83,24 @@ var _ = Describe("Metric reconciler settling a create whose outcome is unknown",
 		m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: "2026-11-21T10:00:00Z"}
 		return m
 	}
+
+	DescribeTable("stops at CreateOutcomeUnknown on a gateway's answer to a create, and never posts again",
+		func(fault evalapitest.Fault) {
+			m := humanBoolean(ns, "gateway")
+			cutOff(m, fault)
+			Eventually(warningEvents(ns, m.Name)).Should(ContainElement(v1alpha1.ReasonCreateOutcomeUnknown))
+			Consistently(func(g Gomega) {
+				g.Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1))
+				g.Expect(readyCondition(m)(g)).To(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
+			}, 2*time.Second).Should(Succeed())
+			Expect(m.Annotations).To(HaveKey(v1alpha1.CreatePendingAnnotation))
+			Expect(m.Status.ID).To(BeEmpty())
+		},
+		Entry("502 with a proxy's page", evalapitest.Status502Gateway),
+		Entry("504 with a proxy's page", evalapitest.Status504Gateway),
+		Entry("502 with an ApiError", evalapitest.Status(http.StatusBadGateway)),
+		Entry("504 with an ApiError", evalapitest.Status(http.StatusGatewayTimeout)),
+	)
 
 	It("adopts the Metric a cut-off create committed, found in the service's list, as Recovered", func() {
 		m := humanBoolean(ns, "committed")

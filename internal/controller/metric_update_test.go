@@ -31,7 +31,6 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // createMetric creates m and deletes it when the test ends, finalizers and
@@ -71,12 +70,6 @@ func updatedAtGeneration(m *v1alpha1.Metric) {
 		g.Expect(c).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpdated))
 		g.Expect(c.ObservedGeneration).To(Equal(m.Generation))
 	}).Should(Succeed())
-}
-
-// desiredRemote is what the service must hold for m's spec: the desired
-// variant with every default.
-func desiredRemote(id string, m *v1alpha1.Metric) evalapi.Metric {
-	return evalapi.ResponseFor(id, remote.RequestFor(&m.Spec))
 }
 
 // expectStatusOf checks that m's status holds remote's values.
@@ -124,9 +117,7 @@ var _ = Describe("Metric updates", func() {
 		Expect(up.Calls(evalapitest.OpGetMetric)).To(BeZero())
 		Expect(up.Creates()).To(Equal(1))
 		remote := remoteOf(up, id)
-		Expect(remote).To(Equal(desiredRemote(id, m)))
-		Expect(remote.Guidelines).To(BeEmpty())
-		Expect(remote.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultIntPassingThreshold)))
+		Expect(remote).To(Equal(evalapi.Metric{ID: id, Name: "renamed", EvalType: "human", OutputType: "int", PassingThreshold: ptr.To(4.0)}))
 		expectStatusOf(m, remote)
 	})
 
@@ -143,9 +134,11 @@ var _ = Describe("Metric updates", func() {
 		updatedAtGeneration(m)
 		remote := remoteOf(up, id)
 		Expect(remote.EvalType).To(Equal(evalapi.EvalTypeAI))
-		Expect(remote).To(Equal(desiredRemote(id, m)))
-		Expect(m.Status.EvalModelName).To(Equal(evalapi.DefaultEvalModelName))
-		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultFloatPassingThreshold)))
+		Expect(remote).To(Equal(evalapi.Metric{ID: id, Name: "m", EvalType: "ai", OutputType: "float",
+			PromptTemplate: ptr.To("Rate {{outputs.response}}"), EvalModelName: ptr.To("gpt-4o"), Temperature: ptr.To(0.0),
+			PassingThreshold: ptr.To(0.9)}))
+		Expect(m.Status.EvalModelName).To(Equal("gpt-4o"))
+		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(0.9)))
 		Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
 	})
 
@@ -229,7 +222,8 @@ var _ = Describe("Metric updates", func() {
 
 		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Temperature, s.PassingThreshold = ptr.To(1.5), nil })
 		updatedAtGeneration(m)
-		expectStatusOf(m, desiredRemote(id, m))
-		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(evalapi.DefaultIntPassingThreshold)))
+		expectStatusOf(m, evalapi.Metric{ID: id, Name: "m", EvalType: "ai", OutputType: "int",
+			PromptTemplate: variants()["ai-int"].spec.PromptTemplate, EvalModelName: ptr.To("gpt-4o"), Temperature: ptr.To(1.5),
+			PassingThreshold: ptr.To(4.0)})
 	})
 })

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -152,12 +153,44 @@ func (m *Manager) signal(sig syscall.Signal) error {
 	return nil
 }
 
-// FreeAddr returns a loopback address with a port that was free a moment ago.
+// FreeAddr returns a loopback address with a port that was free a moment
+// ago, for a manager binary to listen on (a child process binds its own
+// addresses; in-process servers take a listener of port 0 instead).
+//
+// The port lies below the kernel's ephemeral range: an ephemeral port, once
+// closed, is handed to the next outgoing connection or port-0 listener of
+// any process on the machine, and the binary started a moment later finds it
+// taken. Below the range only another FreeAddr can pick it, one chance in
+// thousands.
 func FreeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("finding a free port: %w", err)
+	low := ephemeralLow()
+	var err error
+	for range 100 {
+		// Not a secret: any spread of ports will do.
+		port := minFreePort + rand.IntN(low-minFreePort) //nolint:gosec
+		var l net.Listener
+		if l, err = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			_ = l.Close()
+			return l.Addr().String(), nil
+		}
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
+	return "", fmt.Errorf("finding a free port: %w", err)
+}
+
+// minFreePort is the lowest port FreeAddr picks, above the well-known
+// services' ports.
+const minFreePort = 10000
+
+// ephemeralLow is the lowest port the kernel picks for port 0 and outgoing
+// connections (Linux's default when it cannot be read).
+func ephemeralLow() int {
+	low := 32768
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return low
+	}
+	if _, err := fmt.Sscan(string(data), &low); err != nil || low <= minFreePort+1000 {
+		return 32768
+	}
+	return low
 }

@@ -94,11 +94,6 @@ func RandomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// NewKey returns a fresh random ak_ key, "ak_<owner>_<hex>"; owner names
-// who made it, so that a key found where it must not be tells where it came
-// from.
-func NewKey(owner string) string { return "ak_" + owner + "_" + RandomHex(16) }
-
 // Ready returns a Metric's Ready condition status and reason, or "" and "".
 func Ready(m *v1alpha1.Metric) (metav1.ConditionStatus, string) {
 	c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)

@@ -42,12 +42,16 @@ var _ = Describe("A tenant flooding the REST server", func() {
 		floodInflight = 200
 		// The other tenant sends in its quota (--rest-tenant-qps 5 by
 		// default): one request at a time, four a second.
-		politeRequests = 50
 		politeInterval = 250 * time.Millisecond
 	)
 
-	It("is refused with 429 while another tenant gets its 201s as fast as alone", func(ctx SpecContext) {
-		const floodRequests = 2000
+	// Under `make test` only what is not timing is asserted: every answer
+	// to the polite tenant is 201. The long run (RELIABILITY_LONG) also
+	// holds its p99 during the flood to 2x its p99 alone, with 400 requests
+	// a phase, so that p99 is not the single slowest request; its flood is
+	// as much larger.
+	It("is refused with 429 while another tenant gets its 201s, as fast as alone", func(ctx SpecContext) {
+		politeRequests, floodRequests := scale(50, 400), scale(2000, 16000)
 		f := newFixture(ctx)
 		f.logLevel = "info" // request logs would cost the flooded manager more than its answers
 		keyA := f.secrets[0]
@@ -98,7 +102,10 @@ var _ = Describe("A tenant flooding the REST server", func() {
 			during.counts(), mem.Peak>>20), ReportEntryVisibilityAlways)
 		Expect(alone.statuses).To(HaveEach(http.StatusCreated))
 		Expect(during.statuses).To(HaveEach(http.StatusCreated), "the polite tenant was refused")
-		Expect(during.pct(99)).To(BeNumerically("<=", 2*alone.pct(99)), "the flood slowed the polite tenant down")
+		Expect(during.statuses).To(HaveLen(politeRequests))
+		if long {
+			Expect(during.pct(99)).To(BeNumerically("<=", 2*alone.pct(99)), "the flood slowed the polite tenant down")
+		}
 		for status := range counts {
 			Expect(status).To(BeElementOf(http.StatusCreated, http.StatusTooManyRequests))
 		}
@@ -113,7 +120,7 @@ var _ = Describe("A tenant flooding the REST server", func() {
 		AddReportEntry("flood: Metrics", fmt.Sprintf("A %d Ready, B %d Ready, %d CreateOutcomeUnknown",
 			s.ready, sB.ready, s.unknown+sB.unknown), ReportEntryVisibilityAlways)
 		Expect(s.unknown + sB.unknown).To(BeZero())
-	}, SpecTimeout(10*time.Minute))
+	}, SpecTimeout(15*time.Minute))
 })
 
 // restClient posts Metrics to the manager's REST server.

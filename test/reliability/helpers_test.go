@@ -17,13 +17,9 @@ limitations under the License.
 package reliability
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -242,37 +238,9 @@ func (f *fixture) expectNoSecrets(ctx context.Context) {
 	Expect(shown["events (events/v1)"]).To(ContainSubstring(`"reason"`), "the search must see the events")
 	for what, text := range shown {
 		for _, key := range f.secrets {
-			Expect(revealed(text, key)).To(BeEmpty(), "a key appears in the %s", what)
+			Expect(framework.Revealed(text, key)).To(BeEmpty(), "a key appears in the %s", what)
 		}
 	}
-}
-
-// hexDumpRow matches a row of a hex.Dump (client-go logs binary bodies so),
-// capturing its bytes.
-var hexDumpRow = regexp.MustCompile(`[0-9a-f]{8}  ((?:[0-9a-f]{2}  ?){1,16})`)
-
-// revealed says how text shows key, or "" if it does not: verbatim, without
-// its ak_ prefix, base64-encoded (a Secret in JSON), or in a hex dump (a
-// Secret in protobuf).
-func revealed(text, key string) string {
-	secret := key[strings.Index(key, "_")+1:]
-	switch {
-	case strings.Contains(text, secret):
-		return "verbatim"
-	case strings.Contains(text, base64.StdEncoding.EncodeToString([]byte(key))):
-		return "base64-encoded"
-	}
-	var dumped []byte
-	for _, row := range hexDumpRow.FindAllStringSubmatch(text, -1) {
-		b, err := hex.DecodeString(strings.ReplaceAll(row[1], " ", ""))
-		if err == nil {
-			dumped = append(dumped, b...)
-		}
-	}
-	if bytes.Contains(dumped, []byte(secret)) {
-		return "in a hex dump"
-	}
-	return ""
 }
 
 // upstreamCalls counts the requests of every operation the server got.

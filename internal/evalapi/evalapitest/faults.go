@@ -71,9 +71,11 @@ func Status429(retryAfter string) Fault {
 	return Fault{kind: faultStatus, status: http.StatusTooManyRequests, retryAfter: retryAfter}
 }
 
-// Status answers code with an ApiError, committing nothing (e.g. 400 for a
-// rejection the CRD cannot foresee, 404 NOT_FOUND for a thing already gone,
-// 503 for an outage).
+// Status answers code with an ApiError, committing nothing: 400
+// VALIDATION_ERROR for a rejection the CRD cannot foresee, 404 NOT_FOUND for
+// a thing already gone, 500 INTERNAL_ERROR; a status without a code of the
+// API carries the code of its name (403 FORBIDDEN, 409 CONFLICT, 503
+// SERVICE_UNAVAILABLE for an outage).
 func Status(code int) Fault {
 	return Fault{kind: faultStatus, status: code}
 }

@@ -18,8 +18,10 @@ limitations under the License.
 // and benchmarks. It serves the operations of the API under /api/v2 (create,
 // get, update, delete and list Metrics, bulk-delete testcases, delete a
 // testset), validates requests as the real service does, keeps the Metrics of
-// each project, records what it committed and plays programmable faults. It
-// is safe for concurrent use.
+// each project, records what it committed and which key sent each request,
+// and plays programmable faults. It is written from the API description
+// alone (see metric.go), not from the operator's code. It is safe for
+// concurrent use.
 package evalapitest
 
 import (
@@ -30,7 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -81,6 +83,18 @@ type CreatedMetric struct {
 	Body []byte
 	// Metric is the answer: the request in response form under its new id.
 	Metric evalapi.Metric
+	// Key is the key that sent the request.
+	Key string
+}
+
+// Request is a request that reached the Server, whatever its outcome.
+type Request struct {
+	// Op is its operation.
+	Op string
+	// Key is the bearer key it carried, "" when none.
+	Key string
+	// ProjectID and MetricID are the unescaped ids of its path, when it has them.
+	ProjectID, MetricID string
 }
 
 // RemoteMetric is a Metric the Server holds.
@@ -108,9 +122,15 @@ type Server struct {
 	withoutLifecycle bool
 	idPrefix         string
 
-	mu        sync.Mutex
-	keys      map[string]bool
+	mu sync.Mutex
+	// tenants maps each accepted key to its tenant: 0 for the keys of
+	// SetKeys, n for those of the nth AddTenant.
+	tenants map[string]int
+	// projects maps each project to the tenant whose key first used it.
+	projects  map[string]int
+	nTenants  int
 	calls     map[string]int
+	requests  []Request
 	metrics   []CreatedMetric
 	stored    map[string]*storedMetric // by id
 	testcases []string
@@ -121,7 +141,7 @@ type Server struct {
 // Option configures a Server.
 type Option func(*Server)
 
-// WithKeys sets the accepted keys instead of DefaultKey.
+// WithKeys sets the keys of the first tenant instead of DefaultKey.
 func WithKeys(keys ...string) Option { return func(s *Server) { s.SetKeys(keys...) } }
 
 // WithLatency adds d to every request.
@@ -141,7 +161,8 @@ func WithIDPrefix(prefix string) Option { return func(s *Server) { s.idPrefix = 
 
 // New starts a Server on a loopback port.
 func New(opts ...Option) *Server {
-	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}, idPrefix: "met_"}
+	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}, idPrefix: "met_",
+		tenants: map[string]int{}, projects: map[string]int{}}
 	s.SetKeys(DefaultKey)
 	for _, opt := range opts {
 		opt(s)
@@ -159,13 +180,29 @@ func (s *Server) Close() {
 	s.http.Close()
 }
 
-// SetKeys replaces the accepted keys; requests with any other key get 401.
+// SetKeys replaces the keys of the first tenant (a rotation keeps its
+// projects and Metrics); requests with a key no tenant holds get 401.
+//
+// A tenant is an account of the service: its keys reach the projects it
+// used first and their Metrics, and no others. A project another tenant
+// used first, or a Metric in one, answers 404 NOT_FOUND, as if it did not
+// exist. Requests records which key sent what.
 func (s *Server) SetKeys(keys ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.keys = make(map[string]bool, len(keys))
+	maps.DeleteFunc(s.tenants, func(_ string, t int) bool { return t == 0 })
 	for _, k := range keys {
-		s.keys[k] = true
+		s.tenants[k] = 0
+	}
+}
+
+// AddTenant adds a tenant holding keys, apart from every other (see SetKeys).
+func (s *Server) AddTenant(keys ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nTenants++
+	for _, k := range keys {
+		s.tenants[k] = s.nTenants
 	}
 }
 
@@ -193,6 +230,13 @@ func (s *Server) Calls(op string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[op]
+}
+
+// Requests returns the requests that reached the Server, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
 }
 
 // Metric returns the Metric the Server holds under id, as GET would.
@@ -287,8 +331,9 @@ type reply struct {
 // A handler validates an authenticated request without side effects. It
 // returns the commit that applies the request and returns its answer, or nil
 // and the rejection. A commit that depends on the stored Metrics looks them
-// up itself, under the lock, and may still answer 404 or 400.
-type handler func(r *http.Request, body []byte) (commit func() reply, rejection reply)
+// up itself, under the lock, and may still answer 404 or 400; it reaches
+// only the projects and Metrics of tenant.
+type handler func(r *http.Request, body []byte, tenant int) (commit func() reply, rejection reply)
 
 // endpoint is one operation on a path.
 type endpoint struct {
@@ -321,7 +366,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, endpoints ...endpoin
 		for _, e := range endpoints {
 			if !s.serves(e.op) {
 				if r.Method == e.method {
-					s.count(e.op) // and answered below, as an older service would
+					s.count(e.op, r) // and answered below, as an older service would
 				}
 				continue
 			}
@@ -336,7 +381,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, endpoints ...endpoin
 			return
 		}
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeReply(w, errorReply(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed, "Method not allowed", nil))
+		writeReply(w, errorReply(http.StatusMethodNotAllowed, codeMethodNotAllowed, "Method not allowed", nil))
 	})
 }
 
@@ -345,18 +390,18 @@ func (s *Server) serves(op string) bool {
 }
 
 func noSuchOperation() reply {
-	return errorReply(http.StatusNotFound, evalapi.CodeNotFound, "No such operation", nil)
+	return errorReply(http.StatusNotFound, codeNotFound, "No such operation", nil)
 }
 
 // serve answers one request of op, playing its fault if it has one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, op string, h handler) {
-	fault := s.begin(op)
+	fault := s.begin(op, r)
 	// Reading the whole body first lets the request context end when the
 	// client goes away, and makes Reset a request that certainly arrived.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		writeReply(w, errorReply(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge, "The request body is larger than 1 MiB", nil))
+		writeReply(w, errorReply(http.StatusRequestEntityTooLarge, codePayloadTooLarge, "The request body is larger than 1 MiB", nil))
 		return
 	}
 	if err != nil {
@@ -383,19 +428,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op string, h hand
 	writeReply(w, rep)
 }
 
-// begin counts a request of op and takes its fault.
-func (s *Server) begin(op string) Fault {
+// begin records a request of op and takes its fault.
+func (s *Server) begin(op string, r *http.Request) Fault {
+	s.count(op, r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls[op]++
 	return s.faults.next(op)
 }
 
-// count counts a request of op that plays no fault.
-func (s *Server) count(op string) {
+// count records a request of op.
+func (s *Server) count(op string, r *http.Request) {
+	key, _ := bearerKey(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[op]++
+	s.requests = append(s.requests, Request{Op: op, Key: key, ProjectID: r.PathValue("projectId"), MetricID: r.PathValue("metricId")})
 }
 
 // pause waits d, or less if the client goes away or the Server closes.
@@ -419,15 +466,16 @@ func dropConnection() {
 
 // respond authenticates, validates and, unless fault says otherwise, commits.
 func (s *Server) respond(r *http.Request, body []byte, op string, fault Fault, h handler) reply {
-	if !s.authorized(r) {
+	tenant, ok := s.tenantOf(r)
+	if !ok {
 		return statusReply(http.StatusUnauthorized)
 	}
-	commit, rejection := h(r, body)
+	commit, rejection := h(r, body, tenant)
 	switch {
 	case commit == nil:
 		return rejection
 	case fault.kind == faultSuccessFalse && isDeletion(op):
-		return reply{http.StatusOK, evalapi.SuccessResponse{Success: false}}
+		return reply{http.StatusOK, success{false}}
 	default:
 		return commit()
 	}
@@ -437,92 +485,131 @@ func isDeletion(op string) bool {
 	return op == OpBulkDeleteTestcases || op == OpDeleteTestset || op == OpDeleteMetric
 }
 
-func (s *Server) authorized(r *http.Request) bool {
-	key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ok && s.keys[key]
+// bearerKey is the key of r's Authorization header.
+func bearerKey(r *http.Request) (string, bool) {
+	return strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 }
 
-func (s *Server) createMetric(r *http.Request, body []byte) (func() reply, reply) {
-	var req evalapi.MetricRequest
-	if rejection, ok := decodeJSON(r, body, &req); !ok {
+// tenantOf is the tenant whose key r carries.
+func (s *Server) tenantOf(r *http.Request) (int, bool) {
+	key, ok := bearerKey(r)
+	if !ok {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tenants[key]
+	return t, ok
+}
+
+// reaches reports whether tenant may use projectID, giving it the project
+// when no tenant has used it yet. Callers hold the lock.
+func (s *Server) reaches(tenant int, projectID string) bool {
+	owner, ok := s.projects[projectID]
+	if !ok {
+		s.projects[projectID] = tenant
+		return true
+	}
+	return owner == tenant
+}
+
+// metricOf is the Metric under id if tenant reaches it. Callers hold the lock.
+func (s *Server) metricOf(tenant int, id string) (*storedMetric, bool) {
+	sm, ok := s.stored[id]
+	if !ok || s.projects[sm.ProjectID] != tenant {
+		return nil, false
+	}
+	return sm, true
+}
+
+func (s *Server) createMetric(r *http.Request, body []byte, tenant int) (func() reply, reply) {
+	var b metricBody
+	if rejection, ok := decodeMetricBody(r, body, &b); !ok {
 		return nil, rejection
 	}
-	if errs := validateMetric(req); len(errs) > 0 {
+	if errs := b.validate(); len(errs) > 0 {
 		return nil, invalid(errs...)
 	}
 	projectID := r.PathValue("projectId")
+	key, _ := bearerKey(r)
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if !s.reaches(tenant, projectID) {
+			return projectNotFound(projectID)
+		}
 		seq := len(s.metrics) + 1
-		m := evalapi.ResponseFor(fmt.Sprintf("%s%08d", s.idPrefix, seq), req)
-		s.metrics = append(s.metrics, CreatedMetric{ProjectID: projectID, Body: body, Metric: m})
-		s.stored[m.ID] = &storedMetric{RemoteMetric: RemoteMetric{ProjectID: projectID, Metric: m}, seq: seq}
+		m := b.resource(fmt.Sprintf("%s%08d", s.idPrefix, seq))
+		s.metrics = append(s.metrics, CreatedMetric{ProjectID: projectID, Body: body, Metric: m, Key: key})
+		s.stored[m.ID] = &storedMetric{RemoteMetric: RemoteMetric{ProjectID: projectID, Metric: cloneMetric(m)}, seq: seq}
 		return reply{http.StatusCreated, m}
 	}, reply{}
 }
 
-func (s *Server) getMetric(r *http.Request, _ []byte) (func() reply, reply) {
+func (s *Server) getMetric(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
 	id := r.PathValue("metricId")
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		sm, ok := s.stored[id]
+		sm, ok := s.metricOf(tenant, id)
 		if !ok {
 			return metricNotFound(id)
 		}
-		return reply{http.StatusOK, sm.Metric}
+		return reply{http.StatusOK, cloneMetric(sm.Metric)}
 	}, reply{}
 }
 
-// updateMetric applies a PATCH: the fields sent replace the stored ones, the
-// others keep their value as evalapi.MergeUpdate says, and the result must
+// updateMetric applies a PATCH as metricBody.patched says; the result must
 // pass the rules of a create.
-func (s *Server) updateMetric(r *http.Request, body []byte) (func() reply, reply) {
-	var u evalapi.MetricUpdate
-	if rejection, ok := decodeJSON(r, body, &u); !ok {
+func (s *Server) updateMetric(r *http.Request, body []byte, tenant int) (func() reply, reply) {
+	var b metricBody
+	if rejection, ok := decodeMetricBody(r, body, &b); !ok {
 		return nil, rejection
+	}
+	if errs := b.nulls(); len(errs) > 0 {
+		return nil, invalid(errs...)
 	}
 	id := r.PathValue("metricId")
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		sm, ok := s.stored[id]
+		sm, ok := s.metricOf(tenant, id)
 		if !ok {
 			return metricNotFound(id)
 		}
-		req := evalapi.MergeUpdate(sm.Metric, u)
-		if errs := validateMetric(req); len(errs) > 0 {
+		next := b.patched(sm.Metric)
+		if errs := next.validate(); len(errs) > 0 {
 			return invalid(errs...)
 		}
-		sm.Metric = evalapi.ResponseFor(id, req)
-		return reply{http.StatusOK, sm.Metric}
+		sm.Metric = next.resource(id)
+		return reply{http.StatusOK, cloneMetric(sm.Metric)}
 	}, reply{}
 }
 
-func (s *Server) deleteMetric(r *http.Request, _ []byte) (func() reply, reply) {
+func (s *Server) deleteMetric(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
 	id := r.PathValue("metricId")
 	// Checked here too, so that SuccessFalse cannot answer for a Metric that does not exist.
-	if _, ok := s.Metric(id); !ok {
+	s.mu.Lock()
+	_, ok := s.metricOf(tenant, id)
+	s.mu.Unlock()
+	if !ok {
 		return nil, metricNotFound(id)
 	}
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if _, ok := s.stored[id]; !ok {
+		if _, ok := s.metricOf(tenant, id); !ok {
 			return metricNotFound(id)
 		}
 		delete(s.stored, id)
-		return reply{http.StatusOK, evalapi.SuccessResponse{Success: true}}
+		return reply{http.StatusOK, success{true}}
 	}, reply{}
 }
 
 // listMetrics answers a page of a project's Metrics, newest first. The cursor
 // names the last Metric of the previous page, so Metrics created since do
 // not shift the pages that follow.
-func (s *Server) listMetrics(r *http.Request, _ []byte) (func() reply, reply) {
+func (s *Server) listMetrics(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
 	limit, olderThan, errs := listQuery(r.URL.Query())
 	if len(errs) > 0 {
 		return nil, invalid(errs...)
@@ -531,12 +618,15 @@ func (s *Server) listMetrics(r *http.Request, _ []byte) (func() reply, reply) {
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if !s.reaches(tenant, projectID) {
+			return projectNotFound(projectID)
+		}
 		all := s.newestFirst(func(sm *storedMetric) bool { return sm.ProjectID == projectID })
 		total := len(all)
 		rest := slices.DeleteFunc(all, func(sm *storedMetric) bool { return olderThan > 0 && sm.seq >= olderThan })
-		page := evalapi.MetricPage{Data: []evalapi.Metric{}, Total: &total}
+		page := metricPage{Data: []evalapi.Metric{}, Total: total}
 		for _, sm := range rest[:min(limit, len(rest))] {
-			page.Data = append(page.Data, sm.Metric)
+			page.Data = append(page.Data, cloneMetric(sm.Metric))
 		}
 		if page.HasMore = len(rest) > limit; page.HasMore {
 			next := encodeCursor(rest[limit-1].seq)
@@ -598,29 +688,30 @@ func (s *Server) newestFirst(keep func(*storedMetric) bool) []*storedMetric {
 }
 
 func metricNotFound(id string) reply {
-	return errorReply(http.StatusNotFound, evalapi.CodeNotFound, "Metric not found", map[string]any{"metricId": id})
+	return errorReply(http.StatusNotFound, codeNotFound, "Metric not found", map[string]any{"metricId": id})
 }
 
-// cloneMetric copies m and the values it points to.
-func cloneMetric(m evalapi.Metric) evalapi.Metric {
-	m.Description = clonePtr(m.Description)
-	m.PromptTemplate = clonePtr(m.PromptTemplate)
-	m.EvalModelName = clonePtr(m.EvalModelName)
-	m.Temperature = clonePtr(m.Temperature)
-	m.PassingThreshold = clonePtr(m.PassingThreshold)
-	return m
+func projectNotFound(id string) reply {
+	return errorReply(http.StatusNotFound, codeNotFound, "Project not found", map[string]any{"projectId": id})
 }
 
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
+// metricPage is the answer of listMetrics.
+type metricPage struct {
+	Data       []evalapi.Metric `json:"data"`
+	NextCursor *string          `json:"nextCursor"`
+	HasMore    bool             `json:"hasMore"`
+	Total      int              `json:"total"`
+}
+
+// success is the answer of every deletion.
+type success struct {
+	Success bool `json:"success"`
+}
+
+func (s *Server) bulkDeleteTestcases(r *http.Request, body []byte, _ int) (func() reply, reply) {
+	var req struct {
+		IDs []string `json:"ids"`
 	}
-	v := *p
-	return &v
-}
-
-func (s *Server) bulkDeleteTestcases(r *http.Request, body []byte) (func() reply, reply) {
-	var req evalapi.BulkDeleteRequest
 	if rejection, ok := decodeJSON(r, body, &req); !ok {
 		return nil, rejection
 	}
@@ -631,17 +722,17 @@ func (s *Server) bulkDeleteTestcases(r *http.Request, body []byte) (func() reply
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.testcases = append(s.testcases, req.IDs...)
-		return reply{http.StatusOK, evalapi.SuccessResponse{Success: true}}
+		return reply{http.StatusOK, success{true}}
 	}, reply{}
 }
 
-func (s *Server) deleteTestset(r *http.Request, _ []byte) (func() reply, reply) {
+func (s *Server) deleteTestset(r *http.Request, _ []byte, _ int) (func() reply, reply) {
 	id := r.PathValue("testsetId")
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.testsets = append(s.testsets, id)
-		return reply{http.StatusOK, evalapi.SuccessResponse{Success: true}}
+		return reply{http.StatusOK, success{true}}
 	}, reply{}
 }
 
@@ -657,7 +748,7 @@ var errTrailingData = errors.New("unexpected data after the JSON value")
 // wrong types, nothing after the value.
 func decodeJSON(r *http.Request, body []byte, v any) (reply, bool) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return errorReply(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia, "Content-Type must be application/json", nil), false
+		return errorReply(http.StatusUnsupportedMediaType, codeUnsupportedMedia, "Content-Type must be application/json", nil), false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -678,47 +769,13 @@ func decodeJSON(r *http.Request, body []byte, v any) (reply, bool) {
 	return invalid(fieldError{Field: field, Message: err.Error()}), false
 }
 
-var (
-	evalTypes   = []string{evalapi.EvalTypeAI, evalapi.EvalTypeHuman, evalapi.EvalTypeHeuristic}
-	outputTypes = []string{evalapi.OutputTypeInt, evalapi.OutputTypeFloat, evalapi.OutputTypeBoolean}
-)
-
-// validateMetric applies the rules of the nine Metric variants, with the
-// CRD's messages.
-func validateMetric(m evalapi.MetricRequest) []fieldError {
-	var errs []fieldError
-	check := func(ok bool, field, message string) {
-		if !ok {
-			errs = append(errs, fieldError{Field: field, Message: message})
-		}
+// decodeMetricBody decodes a create or PATCH body strictly into b.
+func decodeMetricBody(r *http.Request, body []byte, b *metricBody) (reply, bool) {
+	rejection, ok := decodeJSON(r, body, b)
+	if ok {
+		b.readSent(body)
 	}
-	ai := m.EvalType == evalapi.EvalTypeAI
-	check(m.Name != "", "name", "name is required")
-	check(slices.Contains(evalTypes, m.EvalType), "evalType", "evalType must be one of ai, human, heuristic")
-	check(slices.Contains(outputTypes, m.OutputType), "outputType", "outputType must be one of int, float, boolean")
-	check(!ai || (m.PromptTemplate != nil && *m.PromptTemplate != ""), "promptTemplate", "promptTemplate is required when evalType is ai")
-	check(ai || m.PromptTemplate == nil, "promptTemplate", "promptTemplate is only allowed when evalType is ai")
-	check(ai || m.EvalModelName == nil, "evalModelName", "evalModelName is only allowed when evalType is ai")
-	check(ai || m.Temperature == nil, "temperature", "temperature is only allowed when evalType is ai")
-	check(m.Temperature == nil || (*m.Temperature >= 0 && *m.Temperature <= 2), "temperature", "temperature must be from 0 to 2")
-	if m.PassingThreshold != nil {
-		msg := thresholdProblem(m.OutputType, *m.PassingThreshold)
-		check(msg == "", "passingThreshold", msg)
-	}
-	return errs
-}
-
-// thresholdProblem says what is wrong with passingThreshold t for outputType, or "".
-func thresholdProblem(outputType string, t float64) string {
-	switch {
-	case outputType == evalapi.OutputTypeBoolean:
-		return "passingThreshold is not allowed when outputType is boolean"
-	case outputType == evalapi.OutputTypeInt && (t < 1 || t > 5 || t != math.Trunc(t)):
-		return "passingThreshold must be a whole number from 1 to 5 when outputType is int"
-	case outputType == evalapi.OutputTypeFloat && (t < 0 || t > 1):
-		return "passingThreshold must be from 0 to 1 when outputType is float"
-	}
-	return ""
+	return rejection, ok
 }
 
 func validateIDs(ids []string) []fieldError {
@@ -735,30 +792,51 @@ func validateIDs(ids []string) []fieldError {
 }
 
 func invalid(errs ...fieldError) reply {
-	return errorReply(http.StatusBadRequest, evalapi.CodeValidation, "The request is invalid", map[string]any{"errors": errs})
+	return errorReply(http.StatusBadRequest, codeValidation, "The request is invalid", map[string]any{"errors": errs})
 }
+
+// Error codes of the API. The description gives UNAUTHORIZED and
+// INTERNAL_ERROR with their messages; a status it names no code for plays
+// the code of its name (403 FORBIDDEN, 409 CONFLICT, 503 SERVICE_UNAVAILABLE).
+const (
+	codeUnauthorized     = "UNAUTHORIZED"
+	codeInternal         = "INTERNAL_ERROR"
+	codeValidation       = "VALIDATION_ERROR"
+	codeNotFound         = "NOT_FOUND"
+	codeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	codePayloadTooLarge  = "PAYLOAD_TOO_LARGE"
+	codeUnsupportedMedia = "UNSUPPORTED_MEDIA_TYPE"
+	codeRateLimited      = "RATE_LIMITED"
+)
 
 // statusReply is the ApiError answer of a status the Server plays.
 func statusReply(status int) reply {
 	switch status {
-	case http.StatusUnauthorized:
-		return errorReply(status, evalapi.CodeUnauthorized, evalapi.MessageUnauthorized, nil)
-	case http.StatusTooManyRequests:
-		return errorReply(status, evalapi.CodeRateLimited, "Too many requests", nil)
 	case http.StatusBadRequest:
-		return errorReply(status, evalapi.CodeValidation, "The request was rejected", map[string]any{"errors": []any{}})
-	case http.StatusNotFound:
-		return errorReply(status, evalapi.CodeNotFound, "Not found", nil)
-	default:
-		return errorReply(status, evalapi.CodeInternal, "Internal server error", nil)
+		return errorReply(status, codeValidation, "The request was rejected", map[string]any{"errors": []any{}})
+	case http.StatusUnauthorized:
+		return errorReply(status, codeUnauthorized, "Invalid or missing authentication token", nil)
+	case http.StatusTooManyRequests:
+		return errorReply(status, codeRateLimited, "Too many requests", nil)
+	case http.StatusInternalServerError:
+		return errorReply(status, codeInternal, "An unexpected error occurred while processing your request.", nil)
 	}
+	text := http.StatusText(status)
+	return errorReply(status, strings.ToUpper(strings.ReplaceAll(text, " ", "_")), text, nil)
+}
+
+// apiError is the body of every error answer.
+type apiError struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
 }
 
 func errorReply(status int, code, message string, details map[string]any) reply {
 	if details == nil {
 		details = map[string]any{} // the API requires an object, never null
 	}
-	return reply{status, evalapi.APIError{Code: code, Message: message, Details: details}}
+	return reply{status, apiError{Code: code, Message: message, Details: details}}
 }
 
 // writeGatewayPage answers as a proxy in front of the service does: the

@@ -33,7 +33,8 @@ import (
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 )
 
-const unauthorizedBody = `{"code":"UNAUTHORIZED","message":"The authentication token is invalid or missing","details":{}}`
+// unauthorizedBody is the description's example of UnauthenticatedError.
+const unauthorizedBody = `{"code":"UNAUTHORIZED","message":"Invalid or missing authentication token","details":{}}`
 
 // answer is what the Server sent back.
 type answer struct {
@@ -213,7 +214,7 @@ var _ = Describe("Server", func() {
 
 			a = do(http.MethodDelete, "/testsets/ts1", "")
 			Expect(a.status).To(Equal(http.StatusInternalServerError))
-			Expect(a.body).To(Equal(`{"code":"INTERNAL_ERROR","message":"Internal server error","details":{}}`))
+			Expect(a.body).To(Equal(`{"code":"INTERNAL_ERROR","message":"An unexpected error occurred while processing your request.","details":{}}`))
 			a = do(http.MethodDelete, "/testsets/ts1", "")
 			Expect(a.status).To(Equal(http.StatusTooManyRequests))
 			Expect(a.header.Get("Retry-After")).To(Equal("3"))
@@ -225,6 +226,29 @@ var _ = Describe("Server", func() {
 			Expect(do(http.MethodDelete, "/testsets/ts1", "").status).To(Equal(http.StatusOK))
 			Expect(fake.Calls(evalapitest.OpDeleteTestset)).To(Equal(4))
 		})
+
+		DescribeTable("answers an injected status with its own code",
+			func(status int, code string) {
+				fake.InjectFaults(evalapitest.OpDeleteTestset, evalapitest.Status(status))
+				a := do(http.MethodDelete, "/testsets/ts1", "")
+				Expect(a.status).To(Equal(status))
+				var e struct {
+					Code, Message string
+					Details       map[string]any
+				}
+				Expect(json.Unmarshal([]byte(a.body), &e)).To(Succeed(), a.body)
+				Expect(e.Code).To(Equal(code))
+				Expect(e.Message).NotTo(BeEmpty())
+				Expect(e.Details).NotTo(BeNil())
+				Expect(fake.DeletedTestsets()).To(BeEmpty())
+			},
+			Entry("400", http.StatusBadRequest, "VALIDATION_ERROR"),
+			Entry("403", http.StatusForbidden, "FORBIDDEN"),
+			Entry("404", http.StatusNotFound, "NOT_FOUND"),
+			Entry("409", http.StatusConflict, "CONFLICT"),
+			Entry("500", http.StatusInternalServerError, "INTERNAL_ERROR"),
+			Entry("503", http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE"),
+		)
 
 		It("drops the connection on Reset without committing", func() {
 			fake.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Reset)
@@ -407,6 +431,80 @@ var _ = Describe("Server", func() {
 			Entry("another evalType drops the ai fields", `{"evalType":"human","outputType":"int","guidelines":""}`,
 				`{"id":"met_00000001","name":"m","description":"d","evalType":"human","outputType":"int","guidelines":"","passingThreshold":3}`),
 		)
+
+		// The golden answers below are the examples of the API description
+		// (evaluation-api-v2-metrics.yaml), ids aside. Its "Created AI Metric"
+		// answers a promptTemplate other than the one its request sends; the
+		// answer here holds the one sent.
+		It("answers the description's examples", func() {
+			const accuracy = `"name":"Response Accuracy","description":"Evaluates if the response is factually accurate","outputType":"boolean","evalType":"ai","guidelines":"Check if the response contains factually correct information"`
+			id := created(`{` + accuracy + `,"promptTemplate":"Please evaluate if the following response is factually accurate: {{outputs.response}}","evalModelName":"gpt-4o","temperature":0.1}`)
+			Expect(get(id).body).To(MatchJSON(`{"id":"` + id + `",` + accuracy + `,"promptTemplate":"Please evaluate if the following response is factually accurate: {{outputs.response}}","evalModelName":"gpt-4o","temperature":0.1}`))
+
+			const template = `Using the following guidelines, evaluate the response: {{ guidelines }}\n\nResponse: {{ outputs.response }}\n\nIdeal answer: {{ expected.idealResponse }}`
+			a := patch(id, `{"evalType":"ai","outputType":"boolean","promptTemplate":"`+template+`"}`)
+			Expect(a.status).To(Equal(http.StatusOK), a.body)
+			Expect(a.body).To(MatchJSON(`{"id":"` + id + `",` + accuracy + `,"evalModelName":"gpt-4o","promptTemplate":"` + template + `","temperature":0.1}`))
+
+			a = patch(id, `{"evalType":"ai","outputType":"boolean","name":"Updated Metric Name"}`)
+			Expect(a.status).To(Equal(http.StatusOK), a.body)
+			Expect(a.body).To(ContainSubstring(`"name":"Updated Metric Name"`))
+			Expect(a.body).To(ContainSubstring(template))
+
+			a = patch(id, `{"evalType":"human","outputType":"int","passingThreshold":4}`)
+			Expect(a.status).To(Equal(http.StatusOK), a.body)
+			Expect(a.body).To(MatchJSON(`{"id":"` + id + `","name":"Updated Metric Name","description":"Evaluates if the response is factually accurate","outputType":"int","evalType":"human","guidelines":"Check if the response contains factually correct information","passingThreshold":4}`))
+
+			quality := created(`{"name":"Response Quality","description":"Human review of response quality","evalType":"human","guidelines":"Rate the response quality between 0 and 1.","outputType":"float","passingThreshold":0.85}`)
+			Expect(get(quality).body).To(MatchJSON(`{"id":"` + quality + `","name":"Response Quality","description":"Human review of response quality","evalType":"human","guidelines":"Rate the response quality between 0 and 1.","outputType":"float","passingThreshold":0.85}`))
+
+			human := create(`{"name":"Response Quality","description":"Human evaluation of response quality","outputType":"int","evalType":"human","guidelines":"Rate the quality of the response on a scale of 1-5","passingThreshold":3}`)
+			Expect(human.status).To(Equal(http.StatusCreated), human.body)
+			Expect(human.body).To(MatchJSON(`{"id":"met_00000003","name":"Response Quality","description":"Human evaluation of response quality","outputType":"int","evalType":"human","guidelines":"Rate the quality of the response on a scale of 1-5","passingThreshold":3}`))
+			heuristic := create(`{"name":"Non-Empty Response","description":"Checks if response is not empty","guidelines":"Checks if response is not empty","outputType":"boolean","evalType":"heuristic"}`)
+			Expect(heuristic.status).To(Equal(http.StatusCreated), heuristic.body)
+			Expect(heuristic.body).To(MatchJSON(`{"id":"met_00000004","name":"Non-Empty Response","description":"Checks if response is not empty","guidelines":"Checks if response is not empty","outputType":"boolean","evalType":"heuristic"}`))
+		})
+
+		It("keeps a tenant to its own projects and Metrics, and records which key sent what", func() {
+			const other = "ak_other-0123456789abcdef"
+			fake.AddTenant(other)
+			asOther := withAuth("Bearer " + other)
+			id := created(`{"name":"m","evalType":"human","outputType":"int"}`) // p1 is the first tenant's now
+			before := stored(id)
+
+			notFound := `{"code":"NOT_FOUND","message":"Metric not found","details":{"metricId":"` + id + `"}}`
+			Expect(do(http.MethodGet, "/metrics/"+id, "", asOther).body).To(Equal(notFound))
+			Expect(do(http.MethodPatch, "/metrics/"+id, `{"evalType":"human","outputType":"int","name":"x"}`, asOther).body).To(Equal(notFound))
+			Expect(do(http.MethodDelete, "/metrics/"+id, "", asOther).body).To(Equal(notFound))
+			projectNotFound := `{"code":"NOT_FOUND","message":"Project not found","details":{"projectId":"p1"}}`
+			Expect(do(http.MethodPost, "/projects/p1/metrics", `{"name":"n","evalType":"human","outputType":"int"}`, asOther).body).To(Equal(projectNotFound))
+			Expect(do(http.MethodGet, "/projects/p1/metrics", "", asOther).body).To(Equal(projectNotFound))
+			Expect(stored(id)).To(Equal(before))
+			Expect(fake.Creates()).To(Equal(1))
+
+			a := do(http.MethodPost, "/projects/p2/metrics", `{"name":"n","evalType":"human","outputType":"int"}`, asOther)
+			Expect(a.status).To(Equal(http.StatusCreated), a.body)
+			Expect(do(http.MethodGet, "/metrics/met_00000002", "").status).To(Equal(http.StatusNotFound), "nor the first tenant the other's")
+			Expect(do(http.MethodGet, "/projects/p2/metrics", "").status).To(Equal(http.StatusNotFound))
+
+			Expect(fake.CreatedMetrics()[0].Key).To(Equal(evalapitest.DefaultKey))
+			Expect(fake.CreatedMetrics()[1].Key).To(Equal(other))
+			Expect(fake.Requests()[:3]).To(Equal([]evalapitest.Request{
+				{Op: evalapitest.OpCreateMetric, Key: evalapitest.DefaultKey, ProjectID: "p1"},
+				{Op: evalapitest.OpGetMetric, Key: other, MetricID: id},
+				{Op: evalapitest.OpUpdateMetric, Key: other, MetricID: id},
+			}))
+			Expect(fake.Requests()).To(HaveLen(9))
+		})
+
+		It("keeps a tenant's projects through a rotation of its keys", func() {
+			id := created(`{"name":"m","evalType":"human","outputType":"int"}`)
+			const rotated = "ak_rotated-0123456789abcdef"
+			fake.SetKeys(rotated)
+			Expect(get(id).status).To(Equal(http.StatusUnauthorized))
+			Expect(do(http.MethodGet, "/metrics/"+id, "", withAuth("Bearer "+rotated)).status).To(Equal(http.StatusOK))
+		})
 
 		It("gives the ai fields a PATCH to ai leaves out their defaults", func() {
 			id := created(`{"name":"m","evalType":"heuristic","outputType":"boolean"}`)
