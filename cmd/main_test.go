@@ -111,7 +111,7 @@ func TestGracefulShutdownTimeout(t *testing.T) {
 		args []string
 		want time.Duration
 	}{
-		{nil, 15 * time.Second},                           // --api-timeout 10s + 5s
+		{nil, 15 * time.Second}, // --api-timeout 10s + 5s
 		// --rest-drain-delay 5s + --rest-sync-timeout 10s + 5s for requests in flight + 5s
 		{[]string{"--serve-api=:8082"}, 25 * time.Second},
 		{[]string{"--serve-api=:8082", "--rest-drain-delay=0s"}, 20 * time.Second},

@@ -169,6 +169,9 @@ type Server struct {
 
 // New checks opts, fills in the defaults and returns a Server.
 func New(opts Options) (*Server, error) {
+	if opts.DrainDelay < 0 {
+		return nil, errors.New("restapi: DrainDelay must not be negative")
+	}
 	if err := defaultOptions(&opts); err != nil {
 		return nil, err
 	}
@@ -212,8 +215,6 @@ func defaultOptions(o *Options) error {
 		return errors.New("restapi: Addr or Listener is required")
 	case (o.TLSCertFile == "") != (o.TLSKeyFile == ""):
 		return errors.New("restapi: TLSCertFile and TLSKeyFile must be set together")
-	case o.DrainDelay < 0:
-		return errors.New("restapi: DrainDelay must not be negative")
 	case o.SyncTimeout < 0 || o.MaxBodyBytes < 0 || o.DeletionTTL < 0 || o.DeletionTTL > maxDeletionTTL:
 		return errors.New("restapi: SyncTimeout, MaxBodyBytes and DeletionTTL must not be negative; DeletionTTL is at most 365 days")
 	}
