@@ -181,6 +181,14 @@ var _ = Describe("Helm chart CRDs", func() {
 		kept := getObject(ctx, "default", "metric/existing")
 		Expect(kept.GetUID()).To(Equal(existing.GetUID()))
 
+		// Rolled forward again: the field was pruned from what was served,
+		// not from storage, so an object nobody rewrote has it back.
+		helm(ctx, "upgrade", release, filepath.Join(repoRoot, "charts", "eval-operator"), "-n", ns)
+		Eventually(func(g Gomega, ctx context.Context) {
+			forward := getObject(ctx, "default", "metric/upgraded")
+			g.Expect(forward.Object["spec"]).To(HaveKeyWithValue(field, "A good answer cites its source."))
+		}).WithContext(ctx).WithPolling(200 * time.Millisecond).Should(Succeed())
+
 		out := helm(ctx, "uninstall", release, "-n", ns)
 		Expect(string(out)).To(ContainSubstring("kept due to the resource policy"))
 		kubectl(ctx, nil, append([]string{"get", "-o", "name"}, prefixed("crd/", crdNames)...)...)

@@ -42,10 +42,11 @@ func helmRefusal(ctx context.Context, values ...string) string {
 }
 
 // helmNotes renders the chart's NOTES.txt as `helm install` prints it.
+// --take-ownership: other specs applied the CRDs outside this release.
 func helmNotes(ctx context.Context, values ...string) string {
 	GinkgoHelper()
 	out := helm(ctx, withValues([]string{"install", "eo", filepath.Join(repoRoot, "charts", "eval-operator"),
-		"--dry-run=client", "--namespace", "ops"}, values)...)
+		"--dry-run=client", "--take-ownership", "--namespace", "ops"}, values)...)
 	_, notes, found := strings.Cut(string(out), "NOTES:\n")
 	Expect(found).To(BeTrue(), "helm install --dry-run printed no NOTES:\n%s", out)
 	return notes
