@@ -67,6 +67,9 @@ type config struct {
 	restMaxInflight int
 	restTenantQPS   float64
 	restTenantBurst int
+	restBudget      restapi.Budget
+	kubeQPS         float64
+	kubeBurst       int
 	tlsCertFile     string
 	tlsKeyFile      string
 	restDrainDelay  time.Duration
@@ -140,6 +143,16 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Requests per second the REST server admits from each namespace (the API key's); more are answered 429.")
 	fs.IntVar(&c.restTenantBurst, "rest-tenant-burst", restapi.DefaultTenantBurst,
 		"Requests a namespace may send at once above --rest-tenant-qps.")
+	fs.IntVar(&c.restBudget.Metrics, "rest-tenant-max-metrics", restapi.DefaultBudget.Metrics,
+		"Metrics a namespace may hold before the REST server refuses a create (403 QUOTA_EXCEEDED).")
+	fs.IntVar(&c.restBudget.TestsetDeletions, "rest-tenant-max-testset-deletions", restapi.DefaultBudget.TestsetDeletions,
+		"TestsetDeletions a namespace may hold before the REST server refuses a create.")
+	fs.IntVar(&c.restBudget.TestcaseDeletions, "rest-tenant-max-testcase-deletions", restapi.DefaultBudget.TestcaseDeletions,
+		"TestcaseDeletions (up to 1.3 MB each) a namespace may hold before the REST server refuses a create.")
+	fs.Float64Var(&c.kubeQPS, "kube-api-qps", 300,
+		"Requests per second the manager sends to the Kubernetes API server, all tenants and reconcilers together: "+
+			"one tenant's REST requests cannot turn into more than this.")
+	fs.IntVar(&c.kubeBurst, "kube-api-burst", 600, "Requests the manager may send to the Kubernetes API server at once above --kube-api-qps.")
 	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "Certificate file of the REST server; with --tls-key-file it serves HTTPS.")
 	fs.StringVar(&c.tlsKeyFile, "tls-key-file", "", "Private key file of the REST server.")
 	fs.DurationVar(&c.restDrainDelay, "rest-drain-delay", 5*time.Second,
@@ -266,6 +279,9 @@ func (c *config) validateAdmission() []error {
 		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-burst %d: must be at least 1",
 			c.restMaxInflight, c.restTenantBurst))
 	}
+	if c.kubeQPS <= 0 || c.kubeBurst < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d: must be greater than 0", c.kubeQPS, c.kubeBurst))
+	}
 	if c.restTenantQPS <= 0 {
 		errs = append(errs, fmt.Errorf("--rest-tenant-qps %v: must be greater than 0", c.restTenantQPS))
 	}
@@ -326,7 +342,12 @@ func run(c config) error {
 		metricsOpts.FilterProvider = metricsauth.FilterProvider
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	cfg := ctrl.GetConfigOrDie()
+	// controller-runtime leaves the client unlimited (QPS -1), trusting the
+	// API server's priority and fairness; but every tenant shares this one
+	// service account, so the manager keeps a limit of its own.
+	cfg.QPS, cfg.Burst = float32(c.kubeQPS), c.kubeBurst
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOpts,
 		Cache:                         controller.CacheOptions(c.watchNamespaces),
@@ -411,6 +432,7 @@ func addRESTServer(mgr ctrl.Manager, c config, tlsOpts []func(*tls.Config)) erro
 		MaxInflight:       c.restMaxInflight,
 		TenantQPS:         c.restTenantQPS,
 		TenantBurst:       c.restTenantBurst,
+		Budget:            c.restBudget,
 		TLSCertFile:       c.tlsCertFile,
 		TLSKeyFile:        c.tlsKeyFile,
 		TLSOpts:           tlsOpts,

@@ -127,6 +127,14 @@ const (
 	// ReasonAlreadyDeleted: the service answered 404 NOT_FOUND to a deletion:
 	// the thing was already gone, so the deletion is complete.
 	ReasonAlreadyDeleted = "AlreadyDeleted"
+	// ReasonInvalidMetricID: the recorded remote id (the metric-id
+	// annotation, or status.id) is not a valid id; nothing is called or
+	// served under it until a person corrects or removes the annotation.
+	ReasonInvalidMetricID = "InvalidMetricID"
+	// ReasonMetricIDClaimed: another Metric of the namespace holds the same
+	// remote id; this later claim does nothing until a person corrects or
+	// removes its metric-id annotation. The holder is unaffected.
+	ReasonMetricIDClaimed = "MetricIDClaimed"
 	// ReasonDeletingRemote: a deleted Metric waits for its remote Metric's
 	// deletion, which failed and is retried with backoff.
 	ReasonDeletingRemote = "DeletingRemote"

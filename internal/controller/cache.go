@@ -42,6 +42,8 @@ func CacheOptions(namespaces []string) cache.Options {
 			// A settled Metric is cached without its prompt, so memory does
 			// not grow with prompt size.
 			&v1alpha1.Metric{}: {Transform: MetricCacheTransform()},
+			// A finished bulk deletion is cached without its ids.
+			&v1alpha1.TestcaseDeletion{}: {Transform: DeletionCacheTransform()},
 		},
 	}
 	if len(namespaces) > 0 {

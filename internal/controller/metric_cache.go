@@ -52,7 +52,8 @@ const cachedTextLimit = 1024
 const TrimmedAnnotation = v1alpha1.Prefix + "cache-trimmed"
 
 // trimmedFields are the fields, of spec and of status, a trimmed copy lacks.
-var trimmedFields = []string{"promptTemplate", "guidelines", "description"}
+// A trimmed TestcaseDeletion lacks its testcaseIds (see deletion_cache.go).
+var trimmedFields = []string{"promptTemplate", "guidelines", "description", "testcaseIds"}
 
 // MetricCacheTransform is the cache transform of Metrics (cache.ByObject):
 // it strips managedFields, as the default transform does for every object,

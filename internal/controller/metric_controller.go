@@ -81,6 +81,9 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // sync works out the Metric's state and takes the one step it calls for.
 func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
 	if id := recordedID(m); id != "" {
+		if o, refused, err := r.claimOutcome(ctx, m, id); refused || err != nil {
+			return o, ctrl.Result{}, err
+		}
 		if !recreateAllowed(m, id) {
 			return r.syncRemote(ctx, m, id)
 		}

@@ -92,6 +92,13 @@ func (r *MetricReconciler) finalize(ctx context.Context, m *v1alpha1.Metric, p *
 		return r.release(ctx, m, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
 			"deletionPolicy is Orphan or the operator runs standalone: "+kept(m))
 	}
+	if id := recordedID(m); id != "" {
+		// A refused claim must not delete the remote Metric another object holds.
+		if o, refused, _ := r.claimOutcome(ctx, m, id); refused {
+			return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
+				"deleted nothing in the service: "+o.message)
+		}
+	}
 	removing, err := r.crdRemoved(ctx)
 	if err != nil {
 		return p.Finish(ctx, progressing(v1alpha1.ReasonDeletingRemote, err.Error()+forceHint), ctrl.Result{}, err)

@@ -34,6 +34,8 @@ const (
 	rejectInflight       = "inflight"
 	rejectTenantInflight = "tenant_inflight"
 	rejectTenantRate     = "tenant_rate"
+	// rejectUnauthenticatedRate: requests without a valid key, all together.
+	rejectUnauthenticatedRate = "unauthenticated_rate"
 )
 
 // tenantShare is the share of the requests in flight one tenant may hold:
@@ -66,6 +68,9 @@ type admission struct {
 	// tenants holds each tenant's bucket and requests in flight; tenants are
 	// namespaces holding a key Secret, so the map is as bounded as they are.
 	tenants map[string]*tenantState
+	// unauthenticated is the one bucket of every request without a valid
+	// key (see enterUnauthenticated).
+	unauthenticated *rate.Limiter
 }
 
 type tenantState struct {
@@ -75,17 +80,18 @@ type tenantState struct {
 
 func newAdmission(maxInflight int, qps float64, burst int, now func() time.Time) *admission {
 	return &admission{
-		inflight:       make(chan struct{}, maxInflight),
-		tenantInflight: max(1, maxInflight/tenantShare),
-		qps:            rate.Limit(qps),
-		burst:          burst,
-		now:            now,
-		tenants:        map[string]*tenantState{},
+		inflight:        make(chan struct{}, maxInflight),
+		tenantInflight:  max(1, maxInflight/tenantShare),
+		qps:             rate.Limit(qps),
+		burst:           burst,
+		now:             now,
+		tenants:         map[string]*tenantState{},
+		unauthenticated: rate.NewLimiter(rate.Limit(qps*tenantShare), burst*tenantShare),
 	}
 }
 
 // enter admits a request of tenant ("" for one without a valid key, which
-// takes no tenant's tokens) or returns the 429 that refuses it. An admitted
+// takes no tenant's tokens but the unauthenticated bucket's) or returns the 429 that refuses it. An admitted
 // request calls the returned leave when it is done.
 func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
 	leaveTenant, refusal := a.enterTenant(tenant)
@@ -107,7 +113,7 @@ func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
 // A refused request keeps neither.
 func (a *admission) enterTenant(tenant string) (leave func(refund bool), refusal *apiError) {
 	if tenant == "" {
-		return func(bool) {}, nil
+		return a.enterUnauthenticated()
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -181,4 +187,24 @@ func (s *Server) tenant(r *http.Request) string {
 		return ""
 	}
 	return secret.Namespace
+}
+
+// enterUnauthenticated admits a request without a valid key from the bucket
+// all such requests share: a 401 costs no API-server request, but a stream
+// of them must not take the CPU. It holds tenantShare tenants' worth of
+// tokens, so people with a mistyped key are rarely refused, and takes no
+// in-flight place of its own beyond the server's bound.
+func (a *admission) enterUnauthenticated() (leave func(refund bool), refusal *apiError) {
+	now := a.now()
+	reservation := a.unauthenticated.ReserveN(now, 1)
+	if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
+		reservation.CancelAt(now)
+		return nil, tooManyRequests(rejectUnauthenticatedRate, retryAfterSeconds(delay),
+			"Requests without a valid API key arrive faster than the server admits")
+	}
+	return func(refund bool) {
+		if refund {
+			reservation.CancelAt(now)
+		}
+	}, nil
 }

@@ -118,6 +118,22 @@ var _ = Describe("Admission control", func() {
 		})
 	})
 
+	It("budgets requests without a valid key in one bucket of their own, apart from every tenant's", func() {
+		now := time.Unix(1_000_000, 0)
+		a := newAdmission(1000, 0.01, 1, func() time.Time { return now })
+		for range tenantShare { // tenantShare tenants' worth of burst
+			leave, refusal := a.enter("")
+			Expect(refusal).NotTo(HaveOccurred())
+			leave()
+		}
+		_, refusal := a.enter("")
+		Expect(refusal).To(HaveOccurred())
+		Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
+		Expect(refusal.details).To(HaveKeyWithValue("reason", rejectUnauthenticatedRate))
+		_, refusal = a.enter("a")
+		Expect(refusal).NotTo(HaveOccurred(), "a tenant with a valid key is not charged")
+	})
+
 	Describe("in flight", func() {
 		It("refuses a request over the bound with Retry-After, and gives the tenant its token back", func() {
 			now := time.Unix(1_000_000, 0)

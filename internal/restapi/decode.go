@@ -22,10 +22,12 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	kjson "sigs.k8s.io/json"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/quote"
 )
 
 // decodeStrict decodes exactly one JSON value into v, refusing unknown and
@@ -36,6 +38,10 @@ import (
 func decodeStrict(data []byte, v any) []fieldError {
 	if len(data) == 0 {
 		return []fieldError{{Field: bodyField, Message: "the request body is empty; it must be a JSON object"}}
+	}
+	if !utf8.Valid(data) {
+		// The JSON decoder would store U+FFFD in place of the bad bytes: a changed value.
+		return []fieldError{{Field: bodyField, Message: "the request body is not valid UTF-8"}}
 	}
 	strictErrs, err := kjson.UnmarshalStrict(data, v)
 	if err != nil {
@@ -72,7 +78,7 @@ func decodeError(err error) fieldError {
 func strictError(err error) fieldError {
 	var fe kjson.FieldError
 	if !errors.As(err, &fe) || fe.FieldPath() == "" {
-		return fieldError{Field: bodyField, Message: err.Error()}
+		return fieldError{Field: bodyField, Message: quote.Bounded(err.Error())}
 	}
 	msg := err.Error()
 	for _, kind := range []string{"unknown field", "duplicate field"} {
@@ -80,7 +86,7 @@ func strictError(err error) fieldError {
 			msg = kind
 		}
 	}
-	return fieldError{Field: fe.FieldPath(), Message: msg}
+	return fieldError{Field: quote.Bounded(fe.FieldPath()), Message: quote.Bounded(msg)}
 }
 
 // jsonKind names the JSON type that decodes into t, for error messages.
@@ -108,7 +114,10 @@ func jsonKind(t reflect.Type) string {
 // decodeMetricRequest decodes the body of POST /projects/{projectId}/metrics.
 func decodeMetricRequest(data []byte) (evalapi.MetricRequest, []fieldError) {
 	var req evalapi.MetricRequest
-	return req, decodeStrict(data, &req)
+	if errs := decodeStrict(data, &req); len(errs) > 0 {
+		return req, errs
+	}
+	return req, requestTextErrors(req)
 }
 
 // decodeBulkDeleteRequest decodes the body of POST /testcases/bulk-delete.

@@ -222,30 +222,6 @@ func deletionSucceeded(st evaluationv1alpha1.DeletionStatus) response {
 	return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: st.Success != nil && *st.Success}}
 }
 
-// metricResponse is the Metric in response form: the values the service
-// returned (status), and the service's defaults where status lacks one.
-func metricResponse(m *evaluationv1alpha1.Metric) evalapi.Metric {
-	res := evalapi.ResponseFor(recordedID(m), evalapi.RequestFor(&m.Spec))
-	st := m.Status
-	if st.Description != nil {
-		res.Description = st.Description
-	}
-	if st.Guidelines != nil {
-		res.Guidelines = *st.Guidelines
-	}
-	// ResponseFor set exactly the fields this variant has; only those are overridden.
-	if res.EvalModelName != nil && st.EvalModelName != "" {
-		res.EvalModelName = &st.EvalModelName
-	}
-	if res.Temperature != nil && st.Temperature != nil {
-		res.Temperature = st.Temperature
-	}
-	if res.PassingThreshold != nil && st.PassingThreshold != nil {
-		res.PassingThreshold = st.PassingThreshold
-	}
-	return res
-}
-
 // ttlSeconds converts a TTL to the resources' ttlSecondsAfterFinished.
 func ttlSeconds(d time.Duration) *int32 {
 	s := int32(d / time.Second) //nolint:gosec // New bounds d to 365 days

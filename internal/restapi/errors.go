@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/quote"
 )
 
 // Error codes this server adds to those of the Evaluation Service API.
@@ -62,6 +63,9 @@ type apiError struct {
 	code, message string
 	details       map[string]any
 	header        http.Header
+	// note, when set, is the refusal behind the answer that is worth a
+	// V(1) log line: the tenant's situation, not the server's fault.
+	note error
 }
 
 func newAPIError(status int, code, message string, details map[string]any) *apiError {
@@ -160,7 +164,9 @@ func invalidResource(err error, mapField fieldMapper) *apiError {
 	var errs []fieldError
 	if status, ok := err.(apierrors.APIStatus); ok && status.Status().Details != nil {
 		for _, c := range status.Status().Details.Causes {
-			errs = append(errs, fieldError{Field: causeField(c.Field, mapField), Message: causeMessage(c.Message, mapField)})
+			// The API server quotes a bad value whole: a 1 MB evalType would come back twice.
+			errs = append(errs, fieldError{Field: quote.Bounded(causeField(c.Field, mapField)),
+				Message: quote.Bounded(causeMessage(c.Message, mapField))})
 		}
 	}
 	if len(errs) == 0 {

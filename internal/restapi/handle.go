@@ -82,6 +82,9 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if local != nil && local.complete != nil {
 		local.complete(req.obj)
 	}
+	if err := s.checkBudget(r.Context(), ep, req); err != nil {
+		return s.failure(ep.kind, err)
+	}
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	if err != nil {
 		return s.failure(ep.kind, err)
@@ -103,6 +106,9 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 // the server's own fault, logged and answered 500 without its text.
 func (s *Server) failure(kind string, err error) response {
 	if e, ok := errors.AsType[*apiError](err); ok {
+		if e.note != nil {
+			s.log.V(1).Info("The API server refused a write", "kind", kind, "reason", e.note.Error())
+		}
 		return e.response()
 	}
 	s.log.Error(err, "Serving a request failed", "kind", kind)
@@ -167,10 +173,10 @@ func (s *Server) authenticate(r *http.Request) (types.NamespacedName, error) {
 
 // readBody reads a JSON body of at most MaxBodyBytes.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mediaType != "application/json" {
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "application/json" || !isUTF8Charset(params) {
 		return nil, newAPIError(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia,
-			"Content-Type must be application/json", nil)
+			"Content-Type must be application/json, in UTF-8", nil)
 	}
 	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge,
 		fmt.Sprintf("The request body must not exceed %d bytes", s.opts.MaxBodyBytes), nil)
@@ -261,6 +267,9 @@ func createError(ep *endpoint, err error) error {
 // the server's own fault (doing what) otherwise.
 func writeError(fields fieldMapper, err error, doing string) error {
 	if e := invalidResource(err, fields); e != nil {
+		return e
+	}
+	if e := forbiddenWrite(err); e != nil {
 		return e
 	}
 	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||

@@ -77,8 +77,8 @@ func indexMetrics(ctx context.Context, c cache.Cache, standalone bool) error {
 	} {
 		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
 			m := o.(*evaluationv1alpha1.Metric)
-			if idOf(m) == "" {
-				return nil // not in the API until the service has it
+			if idOf(m) == "" || !servable(m, idOf(m)) {
+				return nil // not in the API until the service has it, nor under a refused id
 			}
 			return []string{value(m)}
 		})
@@ -249,7 +249,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 			start = i
 		}
 	}
-	end := min(start+limit, len(items))
+	end := pageEnd(items, start, min(start+limit, len(items)))
 	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, end-start), HasMore: end < len(items)}
 	for i := range items[start:end] {
 		m := &items[start+i]
@@ -303,9 +303,7 @@ func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluat
 	if len(list.Items) == 0 {
 		return nil, metricNotFound()
 	}
-	// Two resources holding one id (an adoption gone wrong): every replica picks the same.
-	m := slices.MinFunc(list.Items, func(a, b evaluationv1alpha1.Metric) int { return positionOf(&a).compare(positionOf(&b)) })
-	return &m, nil
+	return holder(list.Items), nil
 }
 
 func metricNotFound() *apiError {
@@ -313,20 +311,20 @@ func metricNotFound() *apiError {
 }
 
 // position is a Metric's place in a list: newest first by creation time,
-// then by name. A cursor is the position of the last Metric of a page, so
+// then by uid (not the name, which a cursor would show to the client). A cursor is the position of the last Metric of a page, so
 // the next page starts after it however many Metrics were added since.
 type position struct {
 	Created int64  `json:"c"`
-	Name    string `json:"n"`
+	UID     string `json:"u"`
 }
 
 func positionOf(m *evaluationv1alpha1.Metric) position {
-	return position{Created: m.CreationTimestamp.Unix(), Name: m.Name}
+	return position{Created: m.CreationTimestamp.Unix(), UID: string(m.UID)}
 }
 
 // compare orders positions as the list does.
 func (p position) compare(q position) int {
-	return cmp.Or(cmp.Compare(q.Created, p.Created), cmp.Compare(p.Name, q.Name))
+	return cmp.Or(cmp.Compare(q.Created, p.Created), cmp.Compare(p.UID, q.UID))
 }
 
 func (p position) cursor() string {
@@ -347,7 +345,7 @@ func parseListQuery(q url.Values) (limit int, after *position, err error) {
 	if v := q.Get("cursor"); v != "" {
 		var p position
 		b, decErr := base64.RawURLEncoding.DecodeString(v)
-		if decErr != nil || json.Unmarshal(b, &p) != nil || p.Name == "" {
+		if decErr != nil || json.Unmarshal(b, &p) != nil || p.UID == "" {
 			return 0, nil, validationError(fieldError{Field: "cursor",
 				Message: "must be the nextCursor of an earlier page"})
 		}
@@ -370,5 +368,5 @@ func decodeMetricUpdate(data []byte) (evalapi.MetricUpdate, []fieldError) {
 	if u.OutputType == "" {
 		errs = append(errs, fieldError{Field: "outputType", Message: "Required value"})
 	}
-	return u, errs
+	return u, append(errs, updateTextErrors(u)...)
 }

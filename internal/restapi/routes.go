@@ -19,6 +19,7 @@ package restapi
 import (
 	"fmt"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -81,10 +82,19 @@ func (s *Server) routes(openAPI []byte) http.Handler {
 	for route, byMethod := range byRoute {
 		s.route(mux, route, byMethod)
 	}
-	mux.Handle("/", s.instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	unmatched := s.instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		write(w, r, notFound().response())
-	})))
-	return mux
+	}))
+	mux.Handle("/", unmatched)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// ServeMux would redirect an unclean path ("//x", "/a/../b") with an
+		// HTML body; this API answers every request with an ApiError.
+		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+			unmatched.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // route registers pattern with one handler per method, answering any

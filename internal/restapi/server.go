@@ -127,6 +127,9 @@ type Options struct {
 	// creates: long enough for Idempotency-Key retries to find them, short
 	// enough that they do not pile up. Default 24h; at most 365 days.
 	DeletionTTL time.Duration
+	// Budget bounds the objects of each kind in a namespace; a create past
+	// it is refused before it is sent. Zero fields take DefaultBudget's.
+	Budget Budget
 
 	// TLSCertFile and TLSKeyFile, when both set, make the server speak TLS.
 	// The files are reloaded when they change (cert-manager rotation).
@@ -175,6 +178,7 @@ func New(opts Options) (*Server, error) {
 	if err := defaultOptions(&opts); err != nil {
 		return nil, err
 	}
+	opts.Budget = opts.Budget.withDefaults()
 	if err := defaultAdmission(&opts); err != nil {
 		return nil, err
 	}

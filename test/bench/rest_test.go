@@ -171,7 +171,8 @@ func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (
 		srv, err := restapi.New(restapi.Options{Listener: ln, Client: mgr.GetClient(), Cache: mgr.GetCache(),
 			Reader: mgr.GetAPIReader(), KubeClient: cs, Standalone: opts.Standalone,
 			// Admission control off: the run measures what the server can do for one tenant.
-			MaxInflight: 1 << 16, TenantQPS: 1e9, TenantBurst: 1 << 30})
+			MaxInflight: 1 << 16, TenantQPS: 1e9, TenantBurst: 1 << 30,
+			Budget: restapi.Budget{Metrics: 1 << 30, TestsetDeletions: 1 << 30, TestcaseDeletions: 1 << 30}})
 		if err != nil {
 			return err
 		}

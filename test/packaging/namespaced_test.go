@@ -17,6 +17,7 @@ limitations under the License.
 package packaging
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/eval-operator/eval-operator/internal/restapi"
 )
 
 // generatedRules are the manager's rules as `make manifests` generates them.
@@ -77,6 +80,9 @@ var _ = Describe("kustomize config/namespaced", func() {
 	It("grants the manager Roles in its namespace instead of cluster-wide Secret read", func(ctx SpecContext) {
 		rendered := kustomize(ctx, filepath.Join(repoRoot, "config", "namespaced"))
 		expectNamespaceScoped(decode(rendered), "team-a")
+		quotas := ofKind[corev1.ResourceQuota](decode(rendered), "ResourceQuota")
+		Expect(quotas).To(HaveLen(1))
+		Expect(hardOf(quotas[0])).To(Equal(tenantQuota()), "the default budget")
 
 		apply(ctx, "packaging-kustomize", namespace("team-a"))
 		Expect(apply(ctx, "packaging-kustomize", rendered)).NotTo(ContainSubstring(podSecurityWarning))
@@ -86,7 +92,7 @@ var _ = Describe("kustomize config/namespaced", func() {
 })
 
 var _ = Describe("Helm chart in namespace-scoped mode", func() {
-	values := []string{"watchNamespaces={team-b,team-c}", "metricQuota=500", "serveApi.enabled=true",
+	values := []string{"watchNamespaces={team-b,team-c}", "serveApi.enabled=true",
 		"restNamespaceSelector=eval-operator.dev/rest=enabled", "allowInsecureApiUrl=true"}
 
 	It("grants Roles in the watched namespaces, and namespace read only for the selector", func(ctx SpecContext) {
@@ -107,14 +113,16 @@ var _ = Describe("Helm chart in namespace-scoped mode", func() {
 		Expect(kinds(defaults)).NotTo(ContainElement("ResourceQuota"))
 	})
 
-	It("bounds the Metrics of each watched namespace with a ResourceQuota", func(ctx SpecContext) {
-		quotas := ofKind[corev1.ResourceQuota](decode(helmTemplate(ctx, "eo", "ops", values...)), "ResourceQuota")
+	It("bounds each kind in each watched namespace with a ResourceQuota, at the REST server's budget", func(ctx SpecContext) {
+		objs := decode(helmTemplate(ctx, "eo", "ops", values...))
+		quotas := ofKind[corev1.ResourceQuota](objs, "ResourceQuota")
 		Expect(quotas).To(HaveLen(2))
 		for _, q := range quotas {
 			Expect(q.Namespace).To(BeElementOf("team-b", "team-c"))
-			Expect(q.Spec.Hard).To(HaveKeyWithValue(corev1.ResourceName("count/metrics.evaluation.eval-operator.dev"),
-				HaveField("String()", "500")))
+			Expect(hardOf(q)).To(Equal(tenantQuota()))
 		}
+		_, c := manager(objs)
+		Expect(c.Args).To(ContainElements(budgetArgs()))
 	})
 
 	It("applies to a real API server", func(ctx SpecContext) {
@@ -124,6 +132,36 @@ var _ = Describe("Helm chart in namespace-scoped mode", func() {
 		rendered := helmTemplate(ctx, "scoped", "helm-scoped", values...)
 		Expect(apply(ctx, "packaging-helm-scoped", rendered)).NotTo(ContainSubstring(podSecurityWarning))
 		kubectl(ctx, nil, "get", "-n", "team-b", "role/scoped-eval-operator-manager",
-			"rolebinding/scoped-eval-operator-manager", "resourcequota/scoped-eval-operator-metrics")
+			"rolebinding/scoped-eval-operator-manager", "resourcequota/scoped-eval-operator-tenant")
 	}, SpecTimeout(2*time.Minute))
 })
+
+// tenantQuota is the ResourceQuota of a tenant namespace at the REST
+// server's default budget: the installers' quotas and the budget agree.
+func tenantQuota() map[corev1.ResourceName]string {
+	b := restapi.DefaultBudget
+	return map[corev1.ResourceName]string{
+		"count/metrics.evaluation.eval-operator.dev":           fmt.Sprint(b.Metrics),
+		"count/testsetdeletions.evaluation.eval-operator.dev":  fmt.Sprint(b.TestsetDeletions),
+		"count/testcasedeletions.evaluation.eval-operator.dev": fmt.Sprint(b.TestcaseDeletions),
+	}
+}
+
+// hardOf is q's hard limits as text.
+func hardOf(q corev1.ResourceQuota) map[corev1.ResourceName]string {
+	hard := map[corev1.ResourceName]string{}
+	for name, v := range q.Spec.Hard {
+		hard[name] = v.String()
+	}
+	return hard
+}
+
+// budgetArgs are the manager's flags of the default budget.
+func budgetArgs() []string {
+	b := restapi.DefaultBudget
+	return []string{
+		fmt.Sprintf("--rest-tenant-max-metrics=%d", b.Metrics),
+		fmt.Sprintf("--rest-tenant-max-testset-deletions=%d", b.TestsetDeletions),
+		fmt.Sprintf("--rest-tenant-max-testcase-deletions=%d", b.TestcaseDeletions),
+	}
+}

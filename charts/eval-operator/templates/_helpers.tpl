@@ -185,6 +185,9 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--rest-max-inflight=%v" $v.restMaxInflight) }}
 {{- $args = append $args (printf "--rest-tenant-qps=%v" $v.restTenantQps) }}
 {{- $args = append $args (printf "--rest-tenant-burst=%v" $v.restTenantBurst) }}
+{{- $args = append $args (printf "--rest-tenant-max-metrics=%v" $v.tenantQuota.metrics) }}
+{{- $args = append $args (printf "--rest-tenant-max-testset-deletions=%v" $v.tenantQuota.testsetDeletions) }}
+{{- $args = append $args (printf "--rest-tenant-max-testcase-deletions=%v" $v.tenantQuota.testcaseDeletions) }}
 {{- with include "eval-operator.restTLSDir" . }}
 {{- $args = append $args (printf "--tls-cert-file=%s/tls.crt" .) }}
 {{- $args = append $args (printf "--tls-key-file=%s/tls.key" .) }}

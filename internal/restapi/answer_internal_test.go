@@ -1,0 +1,68 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// A status value outside the rules of the Metric's variant is never served:
+// status is writable apart from the spec, and its schema cannot state them.
+func TestMetricResponseServesOnlyValidStatus(t *testing.T) {
+	m := &evaluationv1alpha1.Metric{Spec: evaluationv1alpha1.MetricSpec{
+		ProjectID: "p", Name: "n", EvalType: evaluationv1alpha1.EvalTypeAI, OutputType: evaluationv1alpha1.OutputTypeFloat,
+		PromptTemplate: ptr.To("{{outputs.response}}"), PassingThreshold: ptr.To(0.8), Guidelines: ptr.To("spec"),
+	}}
+	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1",
+		PassingThreshold: ptr.To(99.0), Temperature: ptr.To(7.0), EvalModelName: "bad model\x7f",
+		Guidelines: ptr.To("bad\uffff"), Description: ptr.To("bad\x00")}
+	res := metricResponse(m)
+	if *res.PassingThreshold != 0.8 || *res.Temperature != 0 || *res.EvalModelName != "gpt-4o" ||
+		res.Guidelines != "spec" || res.Description != nil {
+		t.Errorf("served unchecked status values: %+v", res)
+	}
+
+	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1", PassingThreshold: ptr.To(0.5), Temperature: ptr.To(1.0),
+		EvalModelName: "openai/gpt-4o@2024", Guidelines: ptr.To("line\nline"), Description: ptr.To("d")}
+	res = metricResponse(m)
+	if *res.PassingThreshold != 0.5 || *res.Temperature != 1 || *res.EvalModelName != "openai/gpt-4o@2024" ||
+		res.Guidelines != "line\nline" || *res.Description != "d" {
+		t.Errorf("did not serve the service's valid values: %+v", res)
+	}
+
+	m.Spec.OutputType = evaluationv1alpha1.OutputTypeInt
+	m.Spec.PassingThreshold = nil
+	m.Status.PassingThreshold = ptr.To(4.5)
+	if res = metricResponse(m); *res.PassingThreshold != 4 {
+		t.Errorf("int passingThreshold 4.5 served: %v", *res.PassingThreshold)
+	}
+}
+
+func TestTextErrors(t *testing.T) {
+	if errs := textErrors(ptr.To("Faithfulness"), ptr.To("a\nb\tc"), nil, ptr.To("{{x}}\r\n")); len(errs) != 0 {
+		t.Errorf("valid text refused: %v", errs)
+	}
+	errs := textErrors(ptr.To("a\nb"), ptr.To("\x7f"), ptr.To("\uffff"), ptr.To("\u0085"))
+	if len(errs) != 4 || errs[0].Field != "name" || errs[1].Field != "description" ||
+		errs[2].Field != "guidelines" || errs[3].Field != "promptTemplate" {
+		t.Errorf("errors = %v, want one per field", errs)
+	}
+}

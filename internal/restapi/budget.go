@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/quote"
+)
+
+// A tenant's footprint is bounded per namespace and per kind, in objects;
+// the CRDs bound each object's size, so objects times that size bounds the
+// bytes (README, "Bounding what a tenant stores"). The budget is checked
+// from the cache before the create; a ResourceQuota sized from the same
+// numbers (the chart's and config/namespaced's) is the API server's hard
+// limit behind it, for creates racing past the check and for kubectl.
+
+// Budget is how many objects of each kind the server creates in one
+// namespace at most (kubectl's objects count too).
+type Budget struct {
+	Metrics, TestsetDeletions, TestcaseDeletions int
+}
+
+// DefaultBudget is the budget of every namespace unless set otherwise:
+// at most 500 x 75 KiB of Metrics, 500 x 2 KiB of TestsetDeletions and
+// 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of etcd in all.
+var DefaultBudget = Budget{Metrics: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
+
+// CodeQuotaExceeded: the namespace holds as many objects of the kind as its
+// budget or ResourceQuota allows; retrying does not help until some are deleted.
+const CodeQuotaExceeded = "QUOTA_EXCEEDED"
+
+// CodeForbidden: the Kubernetes API server refused the write because the
+// namespace is being deleted.
+const CodeForbidden = "FORBIDDEN"
+
+// limitOf returns the budget of kind and a list to count it with.
+func (b Budget) limitOf(kind string) (int, client.ObjectList) {
+	switch kind {
+	case "Metric":
+		return b.Metrics, &evaluationv1alpha1.MetricList{}
+	case "TestsetDeletion":
+		return b.TestsetDeletions, &evaluationv1alpha1.TestsetDeletionList{}
+	default:
+		return b.TestcaseDeletions, &evaluationv1alpha1.TestcaseDeletionList{}
+	}
+}
+
+func (b Budget) withDefaults() Budget {
+	if b.Metrics <= 0 {
+		b.Metrics = DefaultBudget.Metrics
+	}
+	if b.TestsetDeletions <= 0 {
+		b.TestsetDeletions = DefaultBudget.TestsetDeletions
+	}
+	if b.TestcaseDeletions <= 0 {
+		b.TestcaseDeletions = DefaultBudget.TestcaseDeletions
+	}
+	return b
+}
+
+// checkBudget refuses the create of req when the namespace's budget of the
+// kind is spent, unless req replays an earlier create (same Idempotency-Key),
+// which creates nothing. It reads the cache only: no API-server request.
+func (s *Server) checkBudget(ctx context.Context, ep *endpoint, req parsedRequest) error {
+	limit, list := s.opts.Budget.limitOf(ep.kind)
+	namespace := req.obj.GetNamespace()
+	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return fmt.Errorf("counting %s objects: %w", ep.kind, err)
+	}
+	if meta.LenList(list) < limit {
+		return nil
+	}
+	if req.idemKey != "" {
+		if err := s.opts.Cache.Get(ctx, client.ObjectKeyFromObject(req.obj), ep.newObject()); err == nil {
+			return nil
+		}
+	}
+	return quotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, ep.kind),
+		map[string]any{"kind": ep.kind, "limit": limit})
+}
+
+func quotaExceeded(message string, details map[string]any) *apiError {
+	e := newAPIError(http.StatusForbidden, CodeQuotaExceeded, message, details)
+	e.header = http.Header{ShouldRetryHeader: {"false"}}
+	return e
+}
+
+// forbiddenWrite maps the API server's Forbidden answer to a create that
+// is the tenant's situation, a full ResourceQuota or a namespace being
+// deleted, to a 403 that says why, and is nil for any other error: another
+// Forbidden (RBAC) is the server's own fault, a 500. failure logs the
+// refusal once, at V(1), without a stack trace.
+func forbiddenWrite(err error) *apiError {
+	var status apierrors.APIStatus
+	if !apierrors.IsForbidden(err) || !errors.As(err, &status) {
+		return nil
+	}
+	st := status.Status()
+	message := "The Kubernetes API server refused the write: " + quote.Bounded(st.Message)
+	var e *apiError
+	switch {
+	case strings.Contains(st.Message, "exceeded quota"): // the quota admission plugin's wording
+		e = quotaExceeded(message, nil)
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		e = newAPIError(http.StatusForbidden, CodeForbidden, message, nil)
+		e.header = http.Header{ShouldRetryHeader: {"false"}}
+	default:
+		return nil
+	}
+	e.note = err
+	return e
+}

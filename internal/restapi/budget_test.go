@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// expectQuotaRefusal asserts a 403 QUOTA_EXCEEDED that no SDK retries.
+func expectQuotaRefusal(rep reply) {
+	GinkgoHelper()
+	Expect(rep.status).To(Equal(http.StatusForbidden), "body: %s", rep.body)
+	Expect(apiErrorOf(rep)["code"]).To(Equal(CodeQuotaExceeded))
+	Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
+	Expect(rep.header.Get("Retry-After")).To(BeEmpty())
+}
+
+var _ = Describe("A tenant's budget", func() {
+	It("refuses a create past the namespace's budget of the kind before writing, and counts kinds apart", func() {
+		_, url, err := addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+			o.Budget = Budget{Metrics: 2, TestsetDeletions: 1, TestcaseDeletions: 1}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		post := func(path, body string) reply {
+			return sendTo(url, request{method: http.MethodPost, path: path, key: t.key, body: body})
+		}
+		Eventually(func() int { return post(projectPath, variantBody("human", "int")).status }).Should(Equal(http.StatusCreated))
+		Expect(post(projectPath, variantBody("human", "int")).status).To(Equal(http.StatusCreated))
+		Eventually(func() int { return len(metricsIn(t.namespace)) }).Should(Equal(2))
+		Eventually(func() int { return post(projectPath, variantBody("human", "int")).status }).Should(Equal(http.StatusForbidden))
+		expectQuotaRefusal(post(projectPath, variantBody("human", "int")))
+		Expect(metricsIn(t.namespace)).To(HaveLen(2), "nothing written past the budget")
+
+		bulk := BasePath + "/testcases/bulk-delete"
+		Expect(post(bulk, `{"ids":["a"]}`).status).To(Equal(http.StatusOK), "another kind, another budget")
+		Eventually(func() int { return post(bulk, `{"ids":["b"]}`).status }).Should(Equal(http.StatusForbidden))
+	})
+
+	It("answers a full ResourceQuota with a 403, not a 500", func() {
+		t := newTenant()
+		ctx := context.Background()
+		hard := corev1.ResourceList{"count/metrics.evaluation.eval-operator.dev": resource.MustParse("0")}
+		q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "tenant"},
+			Spec: corev1.ResourceQuotaSpec{Hard: hard}}
+		Expect(h.k8s.Create(ctx, q)).To(Succeed())
+		// envtest runs no quota controller: write the status it would.
+		q.Status = corev1.ResourceQuotaStatus{Hard: hard, Used: hard}
+		Expect(h.k8s.Status().Update(ctx, q)).To(Succeed())
+
+		rep := postMetric(t, variantBody("human", "int"))
+		expectQuotaRefusal(rep)
+		Expect(apiErrorOf(rep)["message"]).To(ContainSubstring("exceeded quota"))
+		Expect(metricsIn(t.namespace)).To(BeEmpty())
+	})
+
+	It("answers a namespace being deleted with a 403 that says so", func() {
+		t := newTenant()
+		ctx := context.Background()
+		// A finalizer keeps the namespace terminating: envtest deletes nothing in it.
+		ns := &corev1.Namespace{}
+		Expect(h.k8s.Get(ctx, client.ObjectKey{Name: t.namespace}, ns)).To(Succeed())
+		Expect(h.k8s.Delete(ctx, ns)).To(Succeed())
+		Eventually(func() int { return postMetric(t, variantBody("human", "int")).status }).Should(Equal(http.StatusForbidden))
+		rep := postMetric(t, variantBody("human", "int"))
+		Expect(apiErrorOf(rep)["code"]).To(Equal(CodeForbidden))
+		Expect(apiErrorOf(rep)["message"]).To(ContainSubstring("being terminated"))
+		Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
+	})
+})
