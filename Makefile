@@ -1,6 +1,14 @@
 # eval-operator. `make help` lists the targets.
 
-IMG ?= ghcr.io/eval-operator/eval-operator:latest
+CHART ?= charts/eval-operator
+# The release version, from one place: the chart's appVersion. It is the
+# default image tag, and the manager's --version and evaloperator_build_info.
+VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' $(CHART)/Chart.yaml)
+# The source revision; Go's own VCS stamp when empty (a plain go build).
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+BUILDINFO = github.com/eval-operator/eval-operator/internal/buildinfo
+LDFLAGS ?= -s -w -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)
+IMG ?= ghcr.io/eval-operator/eval-operator:$(VERSION)
 
 # Tool versions, pinned. Every tool installs into bin/ from the Go module proxy.
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
@@ -115,8 +123,12 @@ test-reliability: manifests generate envtest ginkgo helm ## Kill and stop inject
 
 .PHONY: build
 build: manifests generate ## Build the manager and the kubectl-eval plugin into bin/.
-	go build -trimpath -o $(LOCALBIN)/manager ./cmd
-	go build -trimpath -o $(LOCALBIN)/kubectl-eval ./cmd/kubectl-eval
+	go build -trimpath -ldflags="$(LDFLAGS)" -o $(LOCALBIN)/manager ./cmd
+	go build -trimpath -ldflags="$(LDFLAGS)" -o $(LOCALBIN)/kubectl-eval ./cmd/kubectl-eval
+
+.PHONY: version
+version: ## Print the release version (the chart's appVersion).
+	@echo $(VERSION)
 
 .PHONY: install-plugin
 install-plugin: ## Install the kubectl-eval plugin into $GOBIN (on PATH, kubectl runs it as `kubectl eval`).
@@ -145,7 +157,6 @@ KUBECTL ?= kubectl
 PLATFORMS ?= linux/amd64,linux/arm64
 # ignore-not-found=true makes uninstall and undeploy succeed when already gone.
 ignore-not-found ?= false
-CHART ?= charts/eval-operator
 # helm-lint also renders the chart with every option on.
 HELM_ALL_OPTIONS ?= replicaCount=2,serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key,certManager.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 
@@ -155,24 +166,27 @@ IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
 IMAGE_DIR ?= dist/image
 CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
 IMAGE_TOOL ?= $(LOCALBIN)/image
+# The image's OCI annotations: where it comes from.
+IMAGE_SOURCE ?= https://github.com/eval-operator/eval-operator
+IMAGE_ORIGIN = --source=$(IMAGE_SOURCE) --revision=$(REVISION) --version=$(VERSION)
 
 .PHONY: image
 image: image-tool ## Build IMG for IMAGE_PLATFORMS without Docker: OCI layout dist/image/oci, tarball dist/image/eval-operator.tar.
 	@for p in $(subst $(comma), ,$(IMAGE_PLATFORMS)); do \
 		os=$${p%/*}; arch=$${p#*/}; out=$(IMAGE_DIR)/bin/$${os}_$${arch}; \
 		echo "go build $$p"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="-s -w" -o $$out/manager ./cmd; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="-s -w" -o $$out/kubectl-eval ./cmd/kubectl-eval; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="$(LDFLAGS)" -o $$out/manager ./cmd; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="$(LDFLAGS)" -o $$out/kubectl-eval ./cmd/kubectl-eval; \
 	done
-	$(IMAGE_TOOL) build --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) --ca-certs=$(CA_CERTS) \
+	$(IMAGE_TOOL) build --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) --ca-certs=$(CA_CERTS) $(IMAGE_ORIGIN) \
 	  --bin-dir=$(IMAGE_DIR)/bin --layout=$(IMAGE_DIR)/oci --tarball=$(IMAGE_DIR)/eval-operator.tar
 
 # With podman on the machine, image-check also loads the tarball (which must
 # work) and runs the image; a sandbox that cannot run containers at all
 # (e.g. no permission to set rlimits) is reported, not failed.
 .PHONY: image-check
-image-check: image ## Check the image: user, entrypoint, no shell, static binaries, both platforms, /manager --help, pushable.
-	$(IMAGE_TOOL) check --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) \
+image-check: image ## Check the image: user, entrypoint, no shell, static binaries, both platforms, OCI source/revision/version annotations, /manager --help, pushable.
+	$(IMAGE_TOOL) check --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) $(IMAGE_ORIGIN) \
 	  --layout=$(IMAGE_DIR)/oci --tarball=$(IMAGE_DIR)/eval-operator.tar
 	@if ! command -v podman >/dev/null; then echo "podman not installed: the image itself was not run"; exit 0; fi; \
 	podman load -q -i $(IMAGE_DIR)/eval-operator.tar; \
@@ -199,7 +213,7 @@ chart: manifests helm ## Package the chart, running IMG, as dist/eval-operator-C
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG.
-	$(CONTAINER_TOOL) build -t $(IMG) .
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the manager image IMG.
@@ -207,7 +221,7 @@ docker-push: ## Push the manager image IMG.
 
 .PHONY: docker-buildx
 docker-buildx: ## Build and push IMG for every platform in PLATFORMS.
-	$(CONTAINER_TOOL) buildx build --platform=$(PLATFORMS) --push -t $(IMG) .
+	$(CONTAINER_TOOL) buildx build --platform=$(PLATFORMS) --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) --push -t $(IMG) .
 
 # dist/overlay sets the manager image to IMG on top of config/default, so a
 # build never edits the committed config/.

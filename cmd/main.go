@@ -42,6 +42,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/buildinfo"
 	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/metricsauth"
@@ -72,6 +73,7 @@ type config struct {
 	kubeBurst       int
 	tlsCertFile     string
 	tlsKeyFile      string
+	restDrainDelay  time.Duration
 
 	// Least privilege (issue 11): what the manager may see and trust.
 	watchNamespaces       []string
@@ -88,6 +90,8 @@ type config struct {
 	pprofAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
+
+	printVersion bool
 }
 
 // envPrefix prefixes the environment variable of every secret-free flag:
@@ -101,6 +105,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(2)
+	}
+	if cfg.printVersion {
+		fmt.Println(buildinfo.Get())
+		return
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	setGCPercent(os.LookupEnv)
@@ -149,6 +157,9 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.IntVar(&c.kubeBurst, "kube-api-burst", 600, "Requests the manager may send to the Kubernetes API server at once above --kube-api-qps.")
 	fs.StringVar(&c.tlsCertFile, "tls-cert-file", "", "Certificate file of the REST server; with --tls-key-file it serves HTTPS.")
 	fs.StringVar(&c.tlsKeyFile, "tls-key-file", "", "Private key file of the REST server.")
+	fs.DurationVar(&c.restDrainDelay, "rest-drain-delay", 5*time.Second,
+		"How long a stopping REST server keeps serving, not ready, before it stops accepting: the time the Service's endpoints "+
+			"and load balancers take to stop routing to a terminating pod. 0 stops at once.")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8443",
 		"Address of the Prometheus metrics endpoint; 0 disables it. HTTPS with authentication unless --metrics-secure=false.")
 	fs.BoolVar(&c.secureMetrics, "metrics-secure", true,
@@ -176,6 +187,7 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 			"Off, its url cannot be used to reach into the cluster's network; ClusterEvaluationServices are never restricted.")
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
+	fs.BoolVar(&c.printVersion, versionFlag, false, "Print the version, source revision and Go version, and exit.")
 	zapOpts.BindFlags(fs)
 
 	if err := fs.Parse(args); err != nil {
@@ -187,6 +199,10 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	return c, c.validate()
 }
 
+// versionFlag has no environment variable: a variable left in a pod's
+// environment would stop every start.
+const versionFlag = "version"
+
 // applyEnv sets every flag not given on the command line from its
 // environment variable, if that is set.
 func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
@@ -196,7 +212,7 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	fs.VisitAll(func(f *flag.Flag) {
 		env := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		v, ok := lookupEnv(env)
-		if given[f.Name] || !ok {
+		if given[f.Name] || !ok || f.Name == versionFlag {
 			return
 		}
 		if err := fs.Set(f.Name, v); err != nil {
@@ -236,6 +252,9 @@ func (c *config) validate() error {
 	}
 	if c.driftInterval < 0 {
 		errs = append(errs, fmt.Errorf("--drift-interval %s: must be 0 (off) or more", c.driftInterval))
+	}
+	if c.restDrainDelay < 0 {
+		errs = append(errs, fmt.Errorf("--rest-drain-delay %s: must be 0 or more", c.restDrainDelay))
 	}
 	if c.restSyncTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--rest-sync-timeout %s: must be greater than 0", c.restSyncTimeout))
@@ -280,13 +299,14 @@ const shutdownMargin = 5 * time.Second
 
 // gracefulShutdownTimeout is how long a stopping manager waits for its work
 // to finish: a create in flight takes up to --api-timeout, and the REST
-// server drains for --rest-sync-timeout plus 5s. The pod's
+// server serves on for --rest-drain-delay, then finishes its requests
+// within --rest-sync-timeout plus 5s. The pod's
 // terminationGracePeriodSeconds must exceed it (the chart derives it from the
 // same flags), or a rolling update cuts creates off.
 func (c *config) gracefulShutdownTimeout() time.Duration {
 	longest := c.apiTimeout
 	if c.serveAPI != "" {
-		longest = max(longest, c.restSyncTimeout+restapi.ShutdownMargin)
+		longest = max(longest, c.restDrainDelay+c.restSyncTimeout+restapi.ShutdownMargin)
 	}
 	return longest + shutdownMargin
 }
@@ -352,6 +372,10 @@ func run(c config) error {
 	if err := metrics.Registry.Register(statemetrics.New(mgr.GetCache(), c.metricsNamespaceLabel)); err != nil {
 		return fmt.Errorf("registering the object state metrics: %w", err)
 	}
+	build := buildinfo.Get()
+	if err := metrics.Registry.Register(build.Collector()); err != nil {
+		return fmt.Errorf("registering the build info metric: %w", err)
+	}
 
 	svc, err := c.service()
 	if err != nil {
@@ -387,7 +411,7 @@ func run(c config) error {
 	if c.apiURL != "" {
 		mode = "upstream " + redactURL(c.apiURL)
 	}
-	log.Info("starting manager", "mode", mode, "serveAPI", c.serveAPI, "watchNamespaces", c.watchNamespaces,
+	log.Info("starting manager", "version", build.Version, "revision", build.Revision, "mode", mode, "serveAPI", c.serveAPI, "watchNamespaces", c.watchNamespaces,
 		"gracefulShutdownTimeout", c.gracefulShutdownTimeout().String())
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
@@ -420,6 +444,7 @@ func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsO
 		TLSCertFile:       c.tlsCertFile,
 		TLSKeyFile:        c.tlsKeyFile,
 		TLSOpts:           tlsOpts,
+		DrainDelay:        c.restDrainDelay,
 	})
 	if err != nil {
 		return fmt.Errorf("--serve-api: %w", err)

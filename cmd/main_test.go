@@ -65,6 +65,16 @@ func TestParseFlagsEnvironment(t *testing.T) {
 	}
 }
 
+func TestParseFlagsVersionOnlyFromTheCommandLine(t *testing.T) {
+	c, err := parse(nil, map[string]string{"EVAL_OPERATOR_VERSION": "true"})
+	if err != nil || c.printVersion {
+		t.Errorf("EVAL_OPERATOR_VERSION must not stop the manager: printVersion %v, err %v", c.printVersion, err)
+	}
+	if c, err = parse([]string{"--version"}, nil); err != nil || !c.printVersion {
+		t.Errorf("--version: printVersion %v, err %v", c.printVersion, err)
+	}
+}
+
 func TestParseFlagsRejectsBadValues(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -78,6 +88,7 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		{[]string{"--api-timeout=0s"}, nil, "--api-timeout"},
 		{[]string{"--bulk-delete-batch-size=10001"}, nil, "--bulk-delete-batch-size 10001: must be from 1 to 10000"},
 		{[]string{"--max-concurrent-reconciles=0"}, nil, "--max-concurrent-reconciles 0"},
+		{[]string{"--rest-drain-delay=-1s"}, nil, "--rest-drain-delay -1s: must be 0 or more"},
 		{[]string{"--rest-sync-timeout=-1s"}, nil, "--rest-sync-timeout"},
 		{[]string{"--rest-max-inflight=0"}, nil, "--rest-max-inflight 0"},
 		{[]string{"--rest-tenant-burst=0"}, nil, "--rest-tenant-burst 0"},
@@ -100,8 +111,11 @@ func TestGracefulShutdownTimeout(t *testing.T) {
 		args []string
 		want time.Duration
 	}{
-		{nil, 15 * time.Second},                           // --api-timeout 10s + 5s
-		{[]string{"--serve-api=:8082"}, 20 * time.Second}, // --rest-sync-timeout 10s + 5s drain + 5s
+		{nil, 15 * time.Second}, // --api-timeout 10s + 5s
+		// --rest-drain-delay 5s + --rest-sync-timeout 10s + 5s for requests in flight + 5s
+		{[]string{"--serve-api=:8082"}, 25 * time.Second},
+		{[]string{"--serve-api=:8082", "--rest-drain-delay=0s"}, 20 * time.Second},
+		{[]string{"--serve-api=:8082", "--rest-drain-delay=30s"}, 50 * time.Second},
 		{[]string{"--serve-api=:8082", "--api-timeout=30s"}, 35 * time.Second},
 		{[]string{"--rest-sync-timeout=1m"}, 15 * time.Second}, // no REST server, nothing to drain
 	}

@@ -60,6 +60,37 @@ var binaries = []string{"manager", "kubectl-eval"}
 
 type buildFlags struct {
 	ref, binDir, platforms, caCerts, layoutDir, tarballPath, dockerPlatform string
+	origin                                                                  origin
+}
+
+// incomplete reports whether a required flag is missing.
+func (f buildFlags) incomplete() bool {
+	return f.ref == "" || f.binDir == "" || f.layoutDir == "" || f.tarballPath == "" || f.origin.incomplete()
+}
+
+// origin is where an image comes from: its source repository, revision and
+// release version.
+type origin struct{ source, revision, version string }
+
+// bind adds the --source, --revision and --version flags to flags.
+func (o *origin) bind(flags *flag.FlagSet) {
+	flags.StringVar(&o.source, "source", "", "the source repository URL (org.opencontainers.image.source)")
+	flags.StringVar(&o.revision, "revision", "", "the source revision (org.opencontainers.image.revision)")
+	flags.StringVar(&o.version, "version", "", "the release version (org.opencontainers.image.version)")
+}
+
+// incomplete reports whether a flag of the origin is missing.
+func (o origin) incomplete() bool { return o.source == "" || o.revision == "" || o.version == "" }
+
+// annotations are the OCI pre-defined annotations of the origin, on the
+// index, on each image manifest and as labels of each image's config.
+func (o origin) annotations() map[string]string {
+	return map[string]string{
+		"org.opencontainers.image.source":   o.source,
+		"org.opencontainers.image.revision": o.revision,
+		"org.opencontainers.image.version":  o.version,
+		"org.opencontainers.image.created":  epoch.Format(time.RFC3339),
+	}
 }
 
 func build(args []string) error {
@@ -73,12 +104,14 @@ func build(args []string) error {
 	flags.StringVar(&f.tarballPath, "tarball", "", "tarball to write: the OCI layout plus a docker-archive manifest.json")
 	flags.StringVar(&f.dockerPlatform, "docker-platform", "linux/amd64",
 		"the platform whose image manifest.json lists, for docker load without the containerd image store")
+	f.origin.bind(flags)
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if f.ref == "" || f.binDir == "" || f.layoutDir == "" || f.tarballPath == "" {
-		return fmt.Errorf("build needs --ref, --bin-dir, --layout and --tarball")
+	if f.incomplete() {
+		return fmt.Errorf("build needs --ref, --bin-dir, --layout, --tarball, --source, --revision and --version")
 	}
+	annotations := f.origin.annotations()
 	tag, err := name.NewTag(f.ref)
 	if err != nil {
 		return fmt.Errorf("--ref: %w", err)
@@ -99,7 +132,7 @@ func build(args []string) error {
 		if err != nil {
 			return fmt.Errorf("--platforms: %w", err)
 		}
-		img, err := platformImage(base, *platform, filepath.Join(f.binDir, platform.OS+"_"+platform.Architecture))
+		img, err := platformImage(base, *platform, filepath.Join(f.binDir, platform.OS+"_"+platform.Architecture), annotations)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -113,6 +146,7 @@ func build(args []string) error {
 	if dockerImage == nil {
 		return fmt.Errorf("--docker-platform %s is not one of --platforms", f.dockerPlatform)
 	}
+	idx = mutate.Annotations(idx, annotations).(v1.ImageIndex)
 
 	if err := writeLayout(f.layoutDir, idx, tag); err != nil {
 		return err
@@ -148,7 +182,7 @@ func baseFiles(certs []byte) []file {
 
 // platformImage is the base layer plus the platform's binaries, with the
 // config the Dockerfile sets.
-func platformImage(base v1.Layer, platform v1.Platform, binDir string) (v1.Image, error) {
+func platformImage(base v1.Layer, platform v1.Platform, binDir string, annotations map[string]string) (v1.Image, error) {
 	files := make([]file, 0, len(binaries))
 	for _, b := range binaries {
 		data, err := os.ReadFile(filepath.Join(binDir, b))
@@ -181,11 +215,12 @@ func platformImage(base v1.Layer, platform v1.Platform, binDir string) (v1.Image
 	cfg.Config.Entrypoint = []string{entrypoint}
 	cfg.Config.WorkingDir = "/"
 	cfg.Config.Env = []string{"SSL_CERT_FILE=/" + caCertsPath}
+	cfg.Config.Labels = annotations
 	img, err = mutate.ConfigFile(img, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return img, nil
+	return mutate.Annotations(img, annotations).(v1.Image), nil
 }
 
 // layer is a gzip-compressed OCI layer of files, owned by root unless they

@@ -50,7 +50,9 @@ var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM
 
 func check(args []string) error {
 	var ref, layoutDir, tarballPath, platforms string
+	var built origin
 	flags := flag.NewFlagSet("check", flag.ContinueOnError)
+	built.bind(flags)
 	flags.StringVar(&ref, "ref", "", "the reference the image was built for")
 	flags.StringVar(&layoutDir, "layout", "", "OCI image layout directory written by build")
 	flags.StringVar(&tarballPath, "tarball", "", "tarball written by build")
@@ -58,12 +60,23 @@ func check(args []string) error {
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
+	if built.incomplete() {
+		return fmt.Errorf("check needs --source, --revision and --version")
+	}
+	annotations := built.annotations()
 	tag, err := name.NewTag(ref)
 	if err != nil {
 		return fmt.Errorf("--ref: %w", err)
 	}
 	idx, err := namedIndex(layoutDir, tag)
 	if err != nil {
+		return err
+	}
+	indexManifest, err := idx.IndexManifest()
+	if err != nil {
+		return fmt.Errorf("the index: %w", err)
+	}
+	if err := sameOrigin("the index annotations", indexManifest.Annotations, annotations); err != nil {
 		return err
 	}
 	images, err := platformImages(idx)
@@ -84,17 +97,47 @@ func check(args []string) error {
 		if err := checkImage(p, images[p]); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
+		if err := checkOrigin(images[p], annotations); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
 		fmt.Printf("ok %s: user %s, entrypoint %s, static %s binaries, CA certificates, no shell\n",
 			p, user, entrypoint, strings.Join(binaries, " and "))
 	}
-	if err := runHelp(images["linux/amd64"]); err != nil {
+	if err := runHelp(images["linux/amd64"], built.version, built.revision); err != nil {
 		return err
 	}
-	fmt.Println("ok linux/amd64: /manager --help runs")
+	fmt.Printf("ok linux/amd64: /manager --help runs, --version says %s at %s as the annotations do\n",
+		built.version, built.revision)
 	if err := push(layoutDir, tarballPath, idx); err != nil {
 		return err
 	}
 	fmt.Println("ok the layout (both platforms) and the tarball push to a registry as crane push loads them")
+	return nil
+}
+
+// checkOrigin checks an image's manifest annotations and config labels.
+func checkOrigin(img v1.Image, want map[string]string) error {
+	m, err := img.Manifest()
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if err := sameOrigin("the manifest annotations", m.Annotations, want); err != nil {
+		return err
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return sameOrigin("the config labels", cfg.Config.Labels, want)
+}
+
+// sameOrigin checks that got holds every annotation of want.
+func sameOrigin(what string, got, want map[string]string) error {
+	for k, v := range want {
+		if got[k] != v {
+			return fmt.Errorf("%s: %s is %q, want %q", what, k, got[k], v)
+		}
+	}
 	return nil
 }
 
@@ -225,7 +268,7 @@ func checkStatic(data []byte, machine elf.Machine) error {
 }
 
 // runHelp runs the image's manager with --help on this machine.
-func runHelp(img v1.Image) error {
+func runHelp(img v1.Image, version, revision string) error {
 	files, err := readFiles(img)
 	if err != nil {
 		return err
@@ -242,6 +285,12 @@ func runHelp(img v1.Image) error {
 	out, err := exec.Command(bin, "--help").CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("-api-url")) {
 		return fmt.Errorf("/manager --help: %v\n%s", err, out)
+	}
+	// The binary says what the annotations say.
+	out, err = exec.Command(bin, "--version").CombinedOutput()
+	want := fmt.Sprintf("eval-operator %s (revision %s,", version, revision)
+	if err != nil || !bytes.HasPrefix(out, []byte(want)) {
+		return fmt.Errorf("/manager --version printed %q, want %q...: %w", out, want, err)
 	}
 	return nil
 }

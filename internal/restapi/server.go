@@ -148,6 +148,12 @@ type Options struct {
 	// TLSOpts adjust the TLS configuration, e.g. to disable HTTP/2 as the
 	// manager does for its metrics and webhook servers.
 	TLSOpts []func(*tls.Config)
+	// DrainDelay is how long a stopping server keeps serving, with its
+	// ReadyCheck failing and every answer closing its connection, before it
+	// stops accepting (--rest-drain-delay): the time a Service's endpoints
+	// and the load balancers in front of them take to stop sending new
+	// connections to a terminating pod. 0 stops accepting at once.
+	DrainDelay time.Duration
 
 	// Now is the clock of the tenants' token buckets; time.Now by default.
 	Now func() time.Time
@@ -170,10 +176,15 @@ type Server struct {
 	handler   http.Handler
 	// serving is set while the listener is open and the keys are listed.
 	serving atomic.Bool
+	// draining is set from the stop until the server has shut down.
+	draining atomic.Bool
 }
 
 // New checks opts, fills in the defaults and returns a Server.
 func New(opts Options) (*Server, error) {
+	if opts.DrainDelay < 0 {
+		return nil, errors.New("restapi: DrainDelay must not be negative")
+	}
 	if err := defaultOptions(&opts); err != nil {
 		return nil, err
 	}
@@ -260,8 +271,9 @@ func defaultAdmission(o *Options) error {
 // NeedLeaderElection is false: every replica serves requests.
 func (s *Server) NeedLeaderElection() bool { return false }
 
-// Start serves until ctx is done, then stops accepting requests and waits
-// for those in flight (bounded by SyncTimeout plus a margin).
+// Start serves until ctx is done, then drains (see DrainDelay), stops
+// accepting requests and waits for those in flight (bounded by SyncTimeout
+// plus a margin).
 func (s *Server) Start(ctx context.Context) error {
 	ln, err := s.listen(ctx)
 	if err != nil {
@@ -279,7 +291,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.serving.Store(true)
 	defer s.serving.Store(false)
 	srv := &http.Server{
-		Handler:           s.handler,
+		Handler:           s.closingWhileDraining(s.handler),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      s.opts.SyncTimeout + 30*time.Second,
@@ -296,6 +308,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("serving the REST API: %w", err)
 	case <-ctx.Done():
 	}
+	s.drain()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.SyncTimeout+ShutdownMargin)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
@@ -305,12 +318,42 @@ func (s *Server) Start(ctx context.Context) error {
 }
 
 // ReadyCheck is a healthz.Checker for the manager's /readyz: it fails until
-// the server listens and has listed the API keys, and again once it stops.
+// the server listens and has listed the API keys, and again from the moment
+// it is asked to stop, while it still serves through DrainDelay.
 func (s *Server) ReadyCheck(*http.Request) error {
+	if s.draining.Load() {
+		return errors.New("the REST server is draining before it stops")
+	}
 	if !s.serving.Load() {
 		return errors.New("the REST server is not serving yet")
 	}
 	return nil
+}
+
+// drain marks the server not ready and keeps it serving for DrainDelay, so
+// that a rolling update or a node drain refuses no connection the Service
+// still routes here.
+func (s *Server) drain() {
+	s.draining.Store(true)
+	if s.opts.DrainDelay <= 0 {
+		return
+	}
+	s.log.Info("Draining the REST API: not ready, still serving", "delay", s.opts.DrainDelay.String())
+	time.Sleep(s.opts.DrainDelay)
+}
+
+// closingWhileDraining has every answer given while draining close its
+// connection, so that clients holding keep-alive connections to this pod
+// reconnect, through the Service, to a ready one. Idle connections are left
+// alone until the shutdown: closing one under a client that is just sending
+// on it would fail that request.
+func (s *Server) closingWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // listen opens the listener, wrapped in TLS when a certificate is configured.

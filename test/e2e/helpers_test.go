@@ -44,9 +44,16 @@ const stopGrace = 10 * time.Second
 // name. Metrics are off, so replicas do not compete for a port.
 func startManager(ctx context.Context, name string, args ...string) *framework.Manager {
 	GinkgoHelper()
+	return startManagerWithEnv(ctx, name, nil, args...)
+}
+
+// startManagerWithEnv is startManager with env ("NAME=value") added to the
+// manager's environment, as the chart's extraEnv adds it to the container's.
+func startManagerWithEnv(ctx context.Context, name string, env []string, args ...string) *framework.Manager {
+	GinkgoHelper()
 	probeAddr, err := framework.FreeAddr()
 	Expect(err).NotTo(HaveOccurred())
-	m, err := framework.StartManager(managerBinary, controlPlane.Kubeconfig, probeAddr, &prefixed{name: name},
+	m, err := framework.StartManagerWithEnv(managerBinary, controlPlane.Kubeconfig, probeAddr, env, &prefixed{name: name},
 		append([]string{"--metrics-bind-address=0"}, args...)...)
 	Expect(err).NotTo(HaveOccurred())
 	// One killed after stopGrace has stopped all the same; its log shows why.

@@ -44,9 +44,15 @@ type Manager struct {
 // group, so a Ctrl-C in the terminal reaches only the caller, which then
 // stops it in order, and a kill reaches any children it has.
 func StartManager(binary, kubeconfig, probeAddr string, out io.Writer, args ...string) (*Manager, error) {
+	return StartManagerWithEnv(binary, kubeconfig, probeAddr, nil, out, args...)
+}
+
+// StartManagerWithEnv is StartManager with env ("NAME=value") added to the
+// process's environment, over the test's own: what a chart's extraEnv sets.
+func StartManagerWithEnv(binary, kubeconfig, probeAddr string, env []string, out io.Writer, args ...string) (*Manager, error) {
 	cmd := exec.Command(binary, //nolint:gosec // running the caller's manager binary is the point
 		append([]string{"--health-probe-bind-address=" + probeAddr}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kubeconfig), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -117,14 +117,18 @@ func helmBin() string {
 // key=value pairs.
 func helmTemplate(ctx context.Context, release, namespace string, values ...string) []byte {
 	GinkgoHelper()
-	args := make([]string, 0, 6+2*len(values))
-	args = append(args, "template", release, filepath.Join(repoRoot, "charts", "eval-operator"),
-		"--namespace", namespace, "--include-crds")
+	args := withValues([]string{"template", release, filepath.Join(repoRoot, "charts", "eval-operator"),
+		"--namespace", namespace, "--include-crds"}, values)
+	out, _ := run(ctx, nil, helmBin(), args...)
+	return out
+}
+
+// withValues appends values to a helm command line as --set key=value pairs.
+func withValues(args, values []string) []string {
 	for _, v := range values {
 		args = append(args, "--set", v)
 	}
-	out, _ := run(ctx, nil, helmBin(), args...)
-	return out
+	return args
 }
 
 // helm runs helm against the test API server, which keeps the releases (in

@@ -19,7 +19,6 @@ package packaging
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -271,11 +270,7 @@ var _ = Describe("Helm chart monitoring", func() {
 	})
 
 	It("refuses a ServiceMonitor that could not verify the manager's certificate", func(ctx SpecContext) {
-		cmd := exec.CommandContext(ctx, tool("HELM", filepath.Join(repoRoot, "bin", "helm")), "template", "eo",
-			filepath.Join(repoRoot, "charts", "eval-operator"), "--set", "serviceMonitor.enabled=true")
-		out, err := cmd.CombinedOutput()
-		Expect(err).To(HaveOccurred())
-		Expect(string(out)).To(ContainSubstring("needs a verifiable certificate"))
+		Expect(helmRefusal(ctx, "serviceMonitor.enabled=true")).To(ContainSubstring("needs a verifiable certificate"))
 	})
 
 	It("ships the rules and the dashboard of config/", func(ctx SpecContext) {

@@ -45,7 +45,7 @@ control-plane: controller-manager
 {{- if .Values.serviceAccount.create }}
 {{- default (include "eval-operator.fullname" .) .Values.serviceAccount.name }}
 {{- else }}
-{{- default "default" .Values.serviceAccount.name }}
+{{- required "serviceAccount.name is required with serviceAccount.create=false: name the existing account the manager runs as (the chart would otherwise bind its roles to the namespace's default account)" .Values.serviceAccount.name }}
 {{- end }}
 {{- end }}
 
@@ -76,6 +76,55 @@ control-plane: controller-manager
 {{/* Where the serving certificate's Secret is mounted. */}}
 {{- define "eval-operator.servingCertDir" -}}
 /etc/eval-operator/serving-cert
+{{- end }}
+
+{{/* Where caBundle.configMapName is mounted; SSL_CERT_DIR points there. */}}
+{{- define "eval-operator.caDir" -}}
+/etc/eval-operator/ca
+{{- end }}
+
+{{/* The pod's volumes: the chart's own, then extraVolumes. */}}
+{{- define "eval-operator.volumes" -}}
+{{- $v := .Values }}
+{{- $volumes := list }}
+{{- if and $v.serveApi.enabled $v.tls.certSecret }}
+{{- $volumes = append $volumes (dict "name" "tls" "secret" (dict "secretName" $v.tls.certSecret)) }}
+{{- end }}
+{{- if $v.certManager.enabled }}
+{{- $volumes = append $volumes (dict "name" "serving-cert" "secret" (dict "secretName" (include "eval-operator.servingCertSecret" .))) }}
+{{- end }}
+{{- with $v.caBundle.configMapName }}
+{{- $volumes = append $volumes (dict "name" "ca-bundle" "configMap" (dict "name" .)) }}
+{{- end }}
+{{- toYaml (concat $volumes $v.extraVolumes) }}
+{{- end }}
+
+{{/* The manager container's volume mounts: the chart's own, then extraVolumeMounts. */}}
+{{- define "eval-operator.volumeMounts" -}}
+{{- $v := .Values }}
+{{- $mounts := list }}
+{{- if and $v.serveApi.enabled $v.tls.certSecret }}
+{{- $mounts = append $mounts (dict "name" "tls" "mountPath" (include "eval-operator.tlsDir" .) "readOnly" true) }}
+{{- end }}
+{{- if $v.certManager.enabled }}
+{{- $mounts = append $mounts (dict "name" "serving-cert" "mountPath" (include "eval-operator.servingCertDir" .) "readOnly" true) }}
+{{- end }}
+{{- if $v.caBundle.configMapName }}
+{{- $mounts = append $mounts (dict "name" "ca-bundle" "mountPath" (include "eval-operator.caDir" .) "readOnly" true) }}
+{{- end }}
+{{- toYaml (concat $mounts $v.extraVolumeMounts) }}
+{{- end }}
+
+{{/*
+The manager container's environment: SSL_CERT_DIR for caBundle (Go reads the
+image's bundle file and then every file there), then extraEnv.
+*/}}
+{{- define "eval-operator.env" -}}
+{{- $env := list }}
+{{- if .Values.caBundle.configMapName }}
+{{- $env = append $env (dict "name" "SSL_CERT_DIR" "value" (include "eval-operator.caDir" .)) }}
+{{- end }}
+{{- toYaml (concat $env .Values.extraEnv) }}
 {{- end }}
 
 {{/*
@@ -132,6 +181,7 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- if $v.serveApi.enabled }}
 {{- $args = append $args (printf "--serve-api=:%v" $v.serveApi.port) }}
 {{- $args = append $args (printf "--rest-sync-timeout=%s" $v.restSyncTimeout) }}
+{{- $args = append $args (printf "--rest-drain-delay=%s" $v.restDrainDelay) }}
 {{- $args = append $args (printf "--rest-max-inflight=%v" $v.restMaxInflight) }}
 {{- $args = append $args (printf "--rest-tenant-qps=%v" $v.restTenantQps) }}
 {{- $args = append $args (printf "--rest-tenant-burst=%v" $v.restTenantBurst) }}
@@ -172,13 +222,15 @@ Whole seconds (rounded up) of a Go duration such as 10s, 1m30s or 500ms.
 {{/*
 The pod's terminationGracePeriodSeconds: longer than the manager's graceful
 shutdown (cmd/main.go gracefulShutdownTimeout: the longest of --api-timeout
-and, with the REST server, --rest-sync-timeout plus 5s drain, plus 5s), so
-a rolling update never SIGKILLs a create in flight.
+and, with the REST server, --rest-drain-delay plus --rest-sync-timeout plus
+5s for the requests in flight, plus 5s), so a rolling update never SIGKILLs
+a create in flight.
 */}}
 {{- define "eval-operator.terminationGracePeriodSeconds" -}}
 {{- $longest := include "eval-operator.seconds" .Values.apiTimeout | int }}
 {{- if .Values.serveApi.enabled }}
-{{- $longest = max $longest (add (include "eval-operator.seconds" .Values.restSyncTimeout | int) 5) }}
+{{- $rest := add (include "eval-operator.seconds" .Values.restDrainDelay | int) (include "eval-operator.seconds" .Values.restSyncTimeout | int) 5 }}
+{{- $longest = max $longest $rest }}
 {{- end }}
 {{- add $longest 5 10 }}
 {{- end }}
@@ -203,5 +255,18 @@ ScheduleAnyway still schedules on a single-node cluster.
   - pod-template-hash
 {{- else }}
 []
+{{- end }}
+{{- end }}
+
+{{/*
+Settings the chart refuses, each with what to do instead. Rendered by the
+Deployment, so that every install and upgrade checks them.
+*/}}
+{{- define "eval-operator.validate" -}}
+{{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) }}
+{{- fail (printf "replicaCount is %d with leaderElection.enabled=false: every replica would reconcile the same objects at once and could create each Metric in the Evaluation Service more than once. Set leaderElection.enabled=true, or replicaCount=1." (int .Values.replicaCount)) }}
+{{- end }}
+{{- if and .Values.serveApi.enabled (ne .Values.serveApi.service.type "ClusterIP") (not (include "eval-operator.restTLSDir" .)) (not .Values.serveApi.service.allowInsecure) }}
+{{- fail (printf "serveApi.service.type is %s without TLS: API keys would cross the network in clear text. Set tls.certSecret or certManager.enabled, or serveApi.service.allowInsecure=true to accept plain HTTP." .Values.serveApi.service.type) }}
 {{- end }}
 {{- end }}
