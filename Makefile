@@ -17,6 +17,7 @@ GINKGO_VERSION ?= $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2
 HELM_VERSION ?= v3.19.0
 KUSTOMIZE_VERSION ?= v5.8.2
 SETUP_ENVTEST_VERSION ?= v0.25.1
+CRD_REF_DOCS_VERSION ?= v0.3.0
 # The control plane the tests run against; keep in step with hack/envtest/go.mod.
 ENVTEST_K8S_VERSION ?= 1.36.3
 
@@ -27,6 +28,7 @@ GINKGO ?= $(LOCALBIN)/ginkgo
 HELM ?= $(LOCALBIN)/helm
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 # promtool: Debian's prometheus package where apt is present (seconds), else
 # built from the prometheus module pinned in hack/promtool/go.mod (minutes).
 PROMTOOL ?= $(LOCALBIN)/promtool
@@ -68,6 +70,12 @@ manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: docs
+docs: crd-ref-docs ## Generate the API reference (docs/reference/api.md) from the Go types and the flag reference (docs/reference/flags.md) from the manager's flags.
+	$(CRD_REF_DOCS) --config hack/docs/crd-ref-docs.yaml --source-path api/v1alpha1 --renderer markdown \
+	  --output-path docs/reference/api.md --log-level ERROR
+	UPDATE_DOCS=1 go test ./cmd -run '^TestFlagReferenceIsCurrent$$' -count=1
 
 .PHONY: fmt
 fmt: ## Run go fmt.
@@ -324,6 +332,11 @@ $(PROMQL_NAMES): hack/promtool/go.mod hack/promtool/promql-names/main.go | $(LOC
 image-tool: $(IMAGE_TOOL) ## Build hack/image, which builds and checks the image.
 $(IMAGE_TOOL): hack/image/go.mod hack/image/go.sum $(wildcard hack/image/*.go) | $(LOCALBIN)
 	cd hack/image && go build -o $(IMAGE_TOOL) .
+
+.PHONY: crd-ref-docs
+crd-ref-docs: $(CRD_REF_DOCS) ## Install crd-ref-docs.
+$(CRD_REF_DOCS): $(LOCALBIN)
+	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
 
 .PHONY: setup-envtest
 setup-envtest: $(SETUP_ENVTEST)

@@ -33,10 +33,9 @@ import (
 
 var samplesDir = filepath.Join(framework.RepoRoot(), "config", "samples")
 
-const (
-	kustomizationFile = "kustomization.yaml"
-	secretSampleFile  = "evaluation_v1alpha1_apikey_secret.yaml"
-)
+// kustomizationFile is named so that `kubectl apply -f config/samples/`, which
+// reads only .yaml, .yml and .json files, skips it while `-k` reads it.
+const kustomizationFile = "Kustomization"
 
 // sampleFiles returns the names of the YAML files in config/samples. It runs
 // while the spec tree is built, so it cannot fail a spec: an unreadable
@@ -50,13 +49,17 @@ func sampleFiles() []string {
 	return files
 }
 
-// customResourceSampleEntries returns one entry per sample of this API's kinds.
+// customResourceSampleEntries returns one entry per sample of this API's
+// kinds: the samples folder's and the connection kinds' in services/.
 func customResourceSampleEntries() []TableEntry {
 	var entries []TableEntry
 	for _, file := range sampleFiles() {
-		if file != kustomizationFile && file != secretSampleFile {
-			entries = append(entries, Entry(file, file))
-		}
+		entries = append(entries, Entry(file, file))
+	}
+	services, _ := filepath.Glob(filepath.Join(samplesDir, "services", "evaluation_*.yaml"))
+	for _, path := range services {
+		file := filepath.Join("services", filepath.Base(path))
+		entries = append(entries, Entry(file, file))
 	}
 	return entries
 }
@@ -81,14 +84,20 @@ var _ = Describe("config/samples", func() {
 		customResourceSampleEntries(),
 	)
 
-	It("lists every sample in kustomization.yaml", func() {
+	It("lists every sample in its Kustomization, and no Secret", func() {
 		var kustomization struct {
 			Resources []string `json:"resources"`
 		}
 		readYAML(kustomizationFile, &kustomization)
 		files := sampleFiles()
-		Expect(files).To(ContainElements(kustomizationFile, secretSampleFile))
-		Expect(append(kustomization.Resources, kustomizationFile)).To(ConsistOf(files))
+		Expect(files).NotTo(BeEmpty())
+		Expect(kustomization.Resources).To(ConsistOf(files))
+		for _, file := range files {
+			content := map[string]any{}
+			readYAML(file, &content)
+			Expect(content["kind"]).NotTo(Equal("Secret"),
+				"%s: applying the samples would replace the namespace's key", file)
+		}
 	})
 
 	It("has one Metric sample per variant", func() {

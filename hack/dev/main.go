@@ -194,8 +194,7 @@ system of record; ids are assigned locally, deletions complete at once).
 Try it from another terminal in this directory:
 
   export KUBECONFIG={{.Kubeconfig}}
-  kubectl apply -n {{.Namespace}} -f config/samples/evaluation_v1alpha1_metric_ai_int.yaml
-  kubectl apply -n {{.Namespace}} -f config/samples/evaluation_v1alpha1_testsetdeletion.yaml
+  kubectl apply -n {{.Namespace}} -f config/samples/
   kubectl get evaluation -n {{.Namespace}}
   kubectl get metrics -n {{.Namespace}} -o yaml
 

@@ -39,13 +39,16 @@ var _ = Describe("The samples", func() {
 		ns := newNamespace(ctx, "samples")
 		startManager(ctx, "manager", "--api-url="+upstream.URL())
 
+		// The key Secret as a real cluster gets it: from the template, with a
+		// key the service accepts in place of the placeholder.
+		secret := loadYAML(filepath.Join(samplesDir(), "secret", "evaluation-api-key.yaml"))
+		secret.SetNamespace(ns)
+		Expect(unstructured.SetNestedField(secret.Object, evalapitest.DefaultKey, "stringData", "apiKey")).To(Succeed())
+		Expect(k8s.Create(ctx, secret)).To(Succeed())
+
 		samples := loadSamples()
 		for _, obj := range samples {
 			obj.SetNamespace(ns)
-			if obj.GetKind() == "Secret" {
-				// The sample's placeholder key is not one the service accepts.
-				Expect(unstructured.SetNestedField(obj.Object, evalapitest.DefaultKey, "stringData", "apiKey")).To(Succeed())
-			}
 			Expect(k8s.Create(ctx, obj)).To(Succeed(), obj.GetName())
 		}
 		for _, obj := range samples {
@@ -79,23 +82,30 @@ var _ = Describe("The samples", func() {
 	})
 })
 
-// loadSamples decodes every object of config/samples.
+// samplesDir is config/samples.
+func samplesDir() string { return filepath.Join(framework.RepoRoot(), "config", "samples") }
+
+// loadSamples decodes every object of config/samples: what `kubectl apply -f
+// config/samples/` applies.
 func loadSamples() []*unstructured.Unstructured {
 	GinkgoHelper()
-	files, err := filepath.Glob(filepath.Join(framework.RepoRoot(), "config", "samples", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(samplesDir(), "*.yaml"))
 	Expect(err).NotTo(HaveOccurred())
-	var objs []*unstructured.Unstructured
+	objs := make([]*unstructured.Unstructured, 0, len(files))
 	for _, f := range files {
-		if filepath.Base(f) == "kustomization.yaml" {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		Expect(err).NotTo(HaveOccurred())
-		obj := &unstructured.Unstructured{}
-		Expect(utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&obj.Object)).To(Succeed(), f)
-		objs = append(objs, obj)
+		objs = append(objs, loadYAML(f))
 	}
 	return objs
+}
+
+// loadYAML decodes the one object of a YAML file.
+func loadYAML(path string) *unstructured.Unstructured {
+	GinkgoHelper()
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	obj := &unstructured.Unstructured{}
+	Expect(utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&obj.Object)).To(Succeed(), path)
+	return obj
 }
 
 // nested returns a string field of obj, or "" if it is not set.
