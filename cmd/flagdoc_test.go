@@ -63,8 +63,8 @@ func renderFlagReference(fs *flag.FlagSet) string {
 <!-- Generated from the manager's flag set by make docs; do not edit. -->
 
 For operators who set the manager's flags, directly or through the Helm chart's values.
-Every flag can also be set by the environment variable in the second column; a flag on the
-command line wins. A bad value stops the manager at start with a message naming the flag.
+Every flag but --version can also be set by the environment variable in the second column;
+a flag on the command line wins. A bad value stops the manager at start with a message naming the flag.
 
 | flag | environment variable | default | meaning |
 |---|---|---|---|
@@ -80,8 +80,11 @@ command line wins. A bad value stops the manager at start with a message naming 
 		if f.DefValue != "" {
 			def = "`" + f.DefValue + "`"
 		}
-		env := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", name, env, def, escapeCell(usage))
+		env := "`" + envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")) + "`"
+		if f.Name == versionFlag {
+			env = "" // applyEnv reads none for it
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, env, def, escapeCell(usage))
 	})
 	return b.String()
 }

@@ -294,7 +294,12 @@ func githubAnchor(title string) string {
 	return b.String()
 }
 
-// fencedCode matches fenced code blocks, whose lines are neither headings nor links.
-var fencedCode = regexp.MustCompile("(?ms)^```.*?^```")
+// fencedCode and inlineCode match code, whose text is neither headings nor links.
+var (
+	fencedCode = regexp.MustCompile("(?ms)^```.*?^```")
+	inlineCode = regexp.MustCompile("`[^`\n]*`")
+)
 
-func withoutCode(s string) string { return fencedCode.ReplaceAllString(s, "") }
+func withoutCode(s string) string {
+	return inlineCode.ReplaceAllString(fencedCode.ReplaceAllString(s, ""), "")
+}
