@@ -52,11 +52,12 @@ func sampleFiles() []string {
 // customResourceSampleEntries returns one entry per sample of this API's
 // kinds: the samples folder's and the connection kinds' in services/.
 func customResourceSampleEntries() []TableEntry {
-	var entries []TableEntry
-	for _, file := range sampleFiles() {
+	files := sampleFiles()
+	services, _ := filepath.Glob(filepath.Join(samplesDir, "services", "evaluation_*.yaml"))
+	entries := make([]TableEntry, 0, len(files)+len(services))
+	for _, file := range files {
 		entries = append(entries, Entry(file, file))
 	}
-	services, _ := filepath.Glob(filepath.Join(samplesDir, "services", "evaluation_*.yaml"))
 	for _, path := range services {
 		file := filepath.Join("services", filepath.Base(path))
 		entries = append(entries, Entry(file, file))
