@@ -63,17 +63,19 @@ type config struct {
 	maxConcurrentReconciles int
 	driftInterval           time.Duration
 
-	serveAPI        string
-	restSyncTimeout time.Duration
-	restMaxInflight int
-	restTenantQPS   float64
-	restTenantBurst int
-	restBudget      restapi.Budget
-	kubeQPS         float64
-	kubeBurst       int
-	tlsCertFile     string
-	tlsKeyFile      string
-	restDrainDelay  time.Duration
+	serveAPI            string
+	restSyncTimeout     time.Duration
+	restMaxInflight     int
+	restTenantQPS       float64
+	restTenantBurst     int
+	restTenantReadQPS   float64
+	restTenantReadBurst int
+	restBudget          restapi.Budget
+	kubeQPS             float64
+	kubeBurst           int
+	tlsCertFile         string
+	tlsKeyFile          string
+	restDrainDelay      time.Duration
 
 	// Least privilege (issue 11): what the manager may see and trust.
 	watchNamespaces       []string
@@ -141,10 +143,15 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"How long a REST request waits for the reconciler to process the resource it created.")
 	fs.IntVar(&c.restMaxInflight, "rest-max-inflight", restapi.DefaultMaxInflight,
 		"Requests the REST server handles at once; more are answered 429 with Retry-After.")
-	fs.Float64Var(&c.restTenantQPS, "rest-tenant-qps", restapi.DefaultTenantQPS,
-		"Requests per second the REST server admits from each namespace (the API key's); more are answered 429.")
-	fs.IntVar(&c.restTenantBurst, "rest-tenant-burst", restapi.DefaultTenantBurst,
-		"Requests a namespace may send at once above --rest-tenant-qps.")
+	fs.Float64Var(&c.restTenantQPS, "rest-tenant-qps", 0,
+		"Writes (POST, PATCH, DELETE) per second the REST server admits from each namespace (the API key's); more are answered 429. "+
+			"0 means 50 standalone, and with --api-url a quarter of --api-qps, so no one namespace empties the service's budget.")
+	fs.IntVar(&c.restTenantBurst, "rest-tenant-burst", 0,
+		"Writes a namespace may send at once above --rest-tenant-qps. 0 means 100 standalone, and with --api-url half of --api-burst.")
+	fs.Float64Var(&c.restTenantReadQPS, "rest-tenant-read-qps", restapi.DefaultTenantReadQPS,
+		"Reads (GET, served from the cache) per second the REST server admits from each namespace; more are answered 429.")
+	fs.IntVar(&c.restTenantReadBurst, "rest-tenant-read-burst", restapi.DefaultTenantReadBurst,
+		"Reads a namespace may send at once above --rest-tenant-read-qps.")
 	fs.IntVar(&c.restBudget.Metrics, "rest-tenant-max-metrics", restapi.DefaultBudget.Metrics,
 		"Metrics a namespace may hold before the REST server refuses a create (403 QUOTA_EXCEEDED).")
 	fs.IntVar(&c.restBudget.TestsetDeletions, "rest-tenant-max-testset-deletions", restapi.DefaultBudget.TestsetDeletions,
@@ -280,15 +287,21 @@ func splitList(v string) []string {
 // validateAdmission checks the REST server's admission flags.
 func (c *config) validateAdmission() []error {
 	var errs []error
-	if c.restMaxInflight < 1 || c.restTenantBurst < 1 {
-		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-burst %d: must be at least 1",
-			c.restMaxInflight, c.restTenantBurst))
+	if c.restMaxInflight < 1 || c.restTenantReadBurst < 1 {
+		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-read-burst %d: must be at least 1",
+			c.restMaxInflight, c.restTenantReadBurst))
+	}
+	if c.restTenantBurst < 0 {
+		errs = append(errs, fmt.Errorf("--rest-tenant-burst %d: must be 0 (derived) or more", c.restTenantBurst))
 	}
 	if c.kubeQPS <= 0 || c.kubeBurst < 1 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d: must be greater than 0", c.kubeQPS, c.kubeBurst))
 	}
-	if c.restTenantQPS <= 0 {
-		errs = append(errs, fmt.Errorf("--rest-tenant-qps %v: must be greater than 0", c.restTenantQPS))
+	if c.restTenantQPS < 0 {
+		errs = append(errs, fmt.Errorf("--rest-tenant-qps %v: must be 0 (derived) or more", c.restTenantQPS))
+	}
+	if c.restTenantReadQPS <= 0 {
+		errs = append(errs, fmt.Errorf("--rest-tenant-read-qps %v: must be greater than 0", c.restTenantReadQPS))
 	}
 	return errs
 }
@@ -427,6 +440,7 @@ func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsO
 	if err != nil {
 		return fmt.Errorf("--rest-namespace-selector: %w", err)
 	}
+	writes := c.tenantWrites()
 	srv, err := restapi.New(restapi.Options{
 		Addr:              c.serveAPI,
 		Client:            mgr.GetClient(),
@@ -438,8 +452,10 @@ func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsO
 		NamespaceSelector: selector,
 		SyncTimeout:       c.restSyncTimeout,
 		MaxInflight:       c.restMaxInflight,
-		TenantQPS:         c.restTenantQPS,
-		TenantBurst:       c.restTenantBurst,
+		TenantQPS:         writes.qps,
+		TenantBurst:       writes.burst,
+		TenantReadQPS:     c.restTenantReadQPS,
+		TenantReadBurst:   c.restTenantReadBurst,
 		Budget:            c.restBudget,
 		TLSCertFile:       c.tlsCertFile,
 		TLSKeyFile:        c.tlsKeyFile,
@@ -457,4 +473,28 @@ func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsO
 		return fmt.Errorf("adding the REST server's ready check: %w", err)
 	}
 	return nil
+}
+
+// tenantBudget is a namespace's write budget on the REST server.
+type tenantBudget struct {
+	qps   float64
+	burst int
+}
+
+// tenantWrites is each namespace's write budget: the flags where set;
+// otherwise, standalone, what the API server takes (restapi's defaults), and
+// with a service a quarter of its rate and half its burst, so one namespace
+// alone never empties the budget every namespace shares.
+func (c *config) tenantWrites() tenantBudget {
+	b := tenantBudget{qps: restapi.DefaultTenantQPS, burst: restapi.DefaultTenantBurst}
+	if c.apiURL != "" {
+		b = tenantBudget{qps: c.apiQPS / 4, burst: max(1, c.apiBurst/2)}
+	}
+	if c.restTenantQPS > 0 {
+		b.qps = c.restTenantQPS
+	}
+	if c.restTenantBurst > 0 {
+		b.burst = c.restTenantBurst
+	}
+	return b
 }

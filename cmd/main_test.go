@@ -91,8 +91,10 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		{[]string{"--rest-drain-delay=-1s"}, nil, "--rest-drain-delay -1s: must be 0 or more"},
 		{[]string{"--rest-sync-timeout=-1s"}, nil, "--rest-sync-timeout"},
 		{[]string{"--rest-max-inflight=0"}, nil, "--rest-max-inflight 0"},
-		{[]string{"--rest-tenant-burst=0"}, nil, "--rest-tenant-burst 0"},
-		{[]string{"--rest-tenant-qps=0"}, nil, "--rest-tenant-qps 0: must be greater than 0"},
+		{[]string{"--rest-tenant-burst=-1"}, nil, "--rest-tenant-burst -1: must be 0 (derived) or more"},
+		{[]string{"--rest-tenant-qps=-1"}, nil, "--rest-tenant-qps -1: must be 0 (derived) or more"},
+		{[]string{"--rest-tenant-read-burst=0"}, nil, "--rest-tenant-read-burst 0"},
+		{[]string{"--rest-tenant-read-qps=0"}, nil, "--rest-tenant-read-qps 0: must be greater than 0"},
 		{[]string{"--drift-interval=-1m"}, nil, "--drift-interval -1m0s: must be 0 (off) or more"},
 		{[]string{"--tls-cert-file=tls.crt"}, nil, "--tls-cert-file and --tls-key-file must be given together"},
 		{nil, map[string]string{"EVAL_OPERATOR_API_QPS": "fast"}, "EVAL_OPERATOR_API_QPS"},
@@ -126,6 +128,30 @@ func TestGracefulShutdownTimeout(t *testing.T) {
 		}
 		if got := c.gracefulShutdownTimeout(); got != tc.want {
 			t.Errorf("%v: gracefulShutdownTimeout() = %s, want %s", tc.args, got, tc.want)
+		}
+	}
+}
+
+// A namespace's write budget follows what bounds writes: the API server
+// standalone, the service's own budget with --api-url; flags override both.
+func TestTenantWrites(t *testing.T) {
+	cases := []struct {
+		args []string
+		want tenantBudget
+	}{
+		{nil, tenantBudget{qps: restapi.DefaultTenantQPS, burst: restapi.DefaultTenantBurst}},
+		{[]string{"--api-url=https://eval.example.com/api/v2"}, tenantBudget{qps: 5, burst: 20}},
+		{[]string{"--api-url=https://eval.example.com/api/v2", "--api-qps=100", "--api-burst=200"}, tenantBudget{qps: 25, burst: 100}},
+		{[]string{"--rest-tenant-qps=7", "--rest-tenant-burst=9"}, tenantBudget{qps: 7, burst: 9}},
+		{[]string{"--api-url=https://eval.example.com/api/v2", "--api-burst=1"}, tenantBudget{qps: 5, burst: 1}},
+	}
+	for _, tc := range cases {
+		c, err := parse(tc.args, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got := c.tenantWrites(); got != tc.want {
+			t.Errorf("%v: tenantWrites() = %+v, want %+v", tc.args, got, tc.want)
 		}
 	}
 }

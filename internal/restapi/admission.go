@@ -34,6 +34,8 @@ const (
 	rejectInflight       = "inflight"
 	rejectTenantInflight = "tenant_inflight"
 	rejectTenantRate     = "tenant_rate"
+	// rejectTenantReadRate: the namespace is over its read budget (GET).
+	rejectTenantReadRate = "tenant_read_rate"
 	// rejectUnauthenticatedRate: requests without a valid key, all together.
 	rejectUnauthenticatedRate = "unauthenticated_rate"
 )
@@ -44,6 +46,11 @@ const (
 // everyone else's.
 const tenantShare = 16
 
+// unauthenticatedBudget is the one bucket every request without a valid key
+// shares: answering 401 is cheap, but not free, so a stream of them cannot
+// take the CPU from the tenants.
+var unauthenticatedBudget = budget{qps: 80, burst: 320}
+
 // inflightRetryAfter is the Retry-After of a request refused because the
 // server is full: requests in flight finish within milliseconds to the sync
 // timeout, so a second is a fair first guess.
@@ -52,7 +59,11 @@ const inflightRetryAfter = 1
 // admission bounds the work the server takes on, before any body is read
 // or anything written: requests in flight over the whole server, and the
 // rate of each tenant (the namespace of its key's Secret), so one tenant that
-// floods the server is refused without slowing the others down. A tenant
+// floods the server is refused without slowing the others down. Reads and
+// writes have buckets of their own: a read is served from the manager's
+// cache and costs the API server at most a bounded few GETs, while a write
+// is an API-server write and, with a service, a call on its budget; so an
+// SDK that pages a list does not spend the budget of its creates. A tenant
 // also holds at most a sixteenth of the requests in flight (tenantShare): its
 // admitted requests wait for the reconciler, and could otherwise fill the
 // server and the reconcilers' workers ahead of every other tenant's.
@@ -60,8 +71,7 @@ type admission struct {
 	inflight chan struct{}
 	// tenantInflight is how many requests one tenant may have in flight.
 	tenantInflight int
-	qps            rate.Limit
-	burst          int
+	writes, reads  budget
 	now            func() time.Time
 
 	mu sync.Mutex
@@ -73,28 +83,37 @@ type admission struct {
 	unauthenticated *rate.Limiter
 }
 
-type tenantState struct {
-	bucket   *rate.Limiter
-	inflight int
+// budget is a token bucket's refill rate and depth.
+type budget struct {
+	qps   float64
+	burst int
 }
 
-func newAdmission(maxInflight int, qps float64, burst int, now func() time.Time) *admission {
+func (b budget) limiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(b.qps), b.burst) }
+
+type tenantState struct {
+	writes, reads *rate.Limiter
+	inflight      int
+}
+
+func newAdmission(maxInflight int, writes, reads budget, now func() time.Time) *admission {
 	return &admission{
 		inflight:        make(chan struct{}, maxInflight),
 		tenantInflight:  max(1, maxInflight/tenantShare),
-		qps:             rate.Limit(qps),
-		burst:           burst,
+		writes:          writes,
+		reads:           reads,
 		now:             now,
 		tenants:         map[string]*tenantState{},
-		unauthenticated: rate.NewLimiter(rate.Limit(qps*tenantShare), burst*tenantShare),
+		unauthenticated: unauthenticatedBudget.limiter(),
 	}
 }
 
 // enter admits a request of tenant ("" for one without a valid key, which
-// takes no tenant's tokens but the unauthenticated bucket's) or returns the 429 that refuses it. An admitted
-// request calls the returned leave when it is done.
-func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
-	leaveTenant, refusal := a.enterTenant(tenant)
+// takes no tenant's tokens but the unauthenticated bucket's), a read or a
+// write, or returns the 429 that refuses it. An admitted request calls the
+// returned leave when it is done.
+func (a *admission) enter(tenant string, write bool) (leave func(), refusal *apiError) {
+	leaveTenant, refusal := a.enterTenant(tenant, write)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -111,7 +130,7 @@ func (a *admission) enter(tenant string) (leave func(), refusal *apiError) {
 // enterTenant takes a token from tenant's bucket and one of its in-flight
 // places; leave gives the place back, and the token too when refund is set.
 // A refused request keeps neither.
-func (a *admission) enterTenant(tenant string) (leave func(refund bool), refusal *apiError) {
+func (a *admission) enterTenant(tenant string, write bool) (leave func(refund bool), refusal *apiError) {
 	if tenant == "" {
 		return a.enterUnauthenticated()
 	}
@@ -119,19 +138,23 @@ func (a *admission) enterTenant(tenant string) (leave func(refund bool), refusal
 	defer a.mu.Unlock()
 	t, ok := a.tenants[tenant]
 	if !ok {
-		t = &tenantState{bucket: rate.NewLimiter(a.qps, a.burst)}
+		t = &tenantState{writes: a.writes.limiter(), reads: a.reads.limiter()}
 		a.tenants[tenant] = t
 	}
 	if t.inflight >= a.tenantInflight {
 		return nil, tooManyRequests(rejectTenantInflight, inflightRetryAfter,
 			"This API key's namespace has too many requests in flight")
 	}
+	bucket, reason, kind := t.reads, rejectTenantReadRate, "reads"
+	if write {
+		bucket, reason, kind = t.writes, rejectTenantRate, "writes"
+	}
 	now := a.now()
-	reservation := t.bucket.ReserveN(now, 1)
+	reservation := bucket.ReserveN(now, 1)
 	if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
 		reservation.CancelAt(now)
-		return nil, tooManyRequests(rejectTenantRate, retryAfterSeconds(delay),
-			"This API key's namespace sends requests faster than the server admits")
+		return nil, tooManyRequests(reason, retryAfterSeconds(delay),
+			"This API key's namespace sends "+kind+" faster than the server admits")
 	}
 	t.inflight++
 	return func(refund bool) {
@@ -169,7 +192,7 @@ func (s *Server) admit(next http.Handler) http.Handler {
 				Message: "must be sent once"}).response())
 			return
 		}
-		leave, refusal := s.admission.enter(s.tenant(r))
+		leave, refusal := s.admission.enter(s.tenant(r), isWrite(r.Method))
 		if refusal != nil {
 			write(w, r, refusal.response())
 			return
@@ -177,6 +200,12 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		defer leave()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isWrite reports whether a request of method may write: everything but a
+// read is budgeted as a write.
+func isWrite(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead
 }
 
 // tenant is the namespace the request's key grants, or "" when the key is

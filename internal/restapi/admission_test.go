@@ -70,9 +70,11 @@ var _ = Describe("Admission control", func() {
 		BeforeEach(func() {
 			clock = &fakeClock{now: time.Unix(1_000_000, 0)}
 			var err error
-			// A bucket of 2 that refills one token in 100s: the third request is refused.
+			// Buckets of 2 that refill one token in 100s: the third read, or
+			// the third write, is refused.
 			srv, url, err = addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, func(o *Options) {
 				o.TenantQPS, o.TenantBurst, o.Now = 0.01, 2, clock.Now
+				o.TenantReadQPS, o.TenantReadBurst = 0.01, 2
 			})
 			Expect(err).NotTo(HaveOccurred())
 		})
@@ -90,20 +92,35 @@ var _ = Describe("Admission control", func() {
 			a, b := newTenant(), newTenant()
 			waitKnown(a)
 			waitKnown(b)
-			before := testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate))
+			before := testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantReadRate))
 
 			Expect(list(a).status).To(Equal(http.StatusOK))
 			Expect(list(a).status).To(Equal(http.StatusOK))
-			expectRateLimited(list(a), rejectTenantRate, "100")
-			rep := sendTo(url, request{method: http.MethodPost, path: projectPath, key: a.key, body: variantBody("human", "int")})
-			expectRateLimited(rep, rejectTenantRate, "100")
-			Expect(metricsIn(a.namespace)).To(BeEmpty(), "a refused request writes nothing")
-			Expect(testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate)) - before).To(BeEquivalentTo(2))
+			expectRateLimited(list(a), rejectTenantReadRate, "100")
+			Expect(testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantReadRate)) - before).To(BeEquivalentTo(1))
 
 			Expect(list(b).status).To(Equal(http.StatusOK), "another namespace has a bucket of its own")
 
 			clock.Step(100 * time.Second)
 			Expect(list(a).status).To(Equal(http.StatusOK), "the bucket refilled after Retry-After")
+		})
+
+		It("budgets writes apart from reads, and refuses a write over its bucket before writing", func() {
+			a := newTenant()
+			waitKnown(a)
+			post := func() reply {
+				return sendTo(url, request{method: http.MethodPost, path: projectPath, key: a.key, body: variantBody("human", "int")})
+			}
+			before := testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate))
+			Expect(list(a).status).To(Equal(http.StatusOK))
+			Expect(list(a).status).To(Equal(http.StatusOK))
+			expectRateLimited(list(a), rejectTenantReadRate, "100")
+
+			Expect(post().status).To(Equal(http.StatusCreated), "reads spent nothing of the write bucket")
+			Expect(post().status).To(Equal(http.StatusCreated))
+			expectRateLimited(post(), rejectTenantRate, "100")
+			Expect(metricsIn(a.namespace)).To(HaveLen(2), "the refused write wrote nothing")
+			Expect(testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate)) - before).To(BeEquivalentTo(1))
 		})
 
 		It("does not charge requests without a valid key to a tenant", func() {
@@ -120,55 +137,85 @@ var _ = Describe("Admission control", func() {
 
 	It("budgets requests without a valid key in one bucket of their own, apart from every tenant's", func() {
 		now := time.Unix(1_000_000, 0)
-		a := newAdmission(1000, 0.01, 1, func() time.Time { return now })
-		for range tenantShare { // tenantShare tenants' worth of burst
-			leave, refusal := a.enter("")
+		a := newAdmission(1000, budget{0.01, 1}, budget{0.01, 1}, func() time.Time { return now })
+		for range unauthenticatedBudget.burst {
+			leave, refusal := a.enter("", false)
 			Expect(refusal).NotTo(HaveOccurred())
 			leave()
 		}
-		_, refusal := a.enter("")
+		_, refusal := a.enter("", false)
 		Expect(refusal).To(HaveOccurred())
 		Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
 		Expect(refusal.details).To(HaveKeyWithValue("reason", rejectUnauthenticatedRate))
-		_, refusal = a.enter("a")
+		_, refusal = a.enter("a", false)
 		Expect(refusal).NotTo(HaveOccurred(), "a tenant with a valid key is not charged")
+	})
+
+	It("never refuses a sequential client below 50 writes or 200 reads a second with the defaults", func() {
+		now := time.Unix(1_000_000, 0)
+		o := Options{}
+		Expect(defaultAdmission(&o)).To(Succeed())
+		a := newAdmission(o.MaxInflight, budget{o.TenantQPS, o.TenantBurst},
+			budget{o.TenantReadQPS, o.TenantReadBurst}, func() time.Time { return now })
+		send := func(write bool, perSecond int) {
+			GinkgoHelper()
+			for range 60 * perSecond { // a minute of one request after another
+				leave, refusal := a.enter("sdk", write)
+				Expect(refusal).NotTo(HaveOccurred())
+				leave()
+				now = now.Add(time.Second / time.Duration(perSecond))
+			}
+		}
+		send(true, 50)
+		send(false, 200)
+		admitted := 0
+		for range 1000 { // at one instant: only the burst passes
+			leave, refusal := a.enter("flood", true)
+			if refusal != nil {
+				Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantRate))
+				break
+			}
+			leave()
+			admitted++
+		}
+		Expect(admitted).To(Equal(DefaultTenantBurst), "writes are bounded by the burst")
 	})
 
 	Describe("in flight", func() {
 		It("refuses a request over the bound with Retry-After, and gives the tenant its token back", func() {
 			now := time.Unix(1_000_000, 0)
-			a := newAdmission(2, 0.01, 1, func() time.Time { return now })
-			leaveA, refusal := a.enter("a")
+			a := newAdmission(2, budget{0.01, 1}, budget{0.01, 1}, func() time.Time { return now })
+			leaveA, refusal := a.enter("a", false)
 			Expect(refusal).NotTo(HaveOccurred())
-			leaveB, refusal := a.enter("")
+			leaveB, refusal := a.enter("", false)
 			Expect(refusal).NotTo(HaveOccurred())
 
-			_, refusal = a.enter("c")
+			_, refusal = a.enter("c", false)
 			Expect(refusal).To(HaveOccurred())
 			Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
 			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectInflight))
 			Expect(refusal.header.Get("Retry-After")).To(Equal("1"))
 
 			leaveA()
-			leaveC, refusal := a.enter("c")
+			leaveC, refusal := a.enter("c", false)
 			Expect(refusal).NotTo(HaveOccurred(), "c's token was given back when the server was full")
 			leaveB()
 			leaveC()
 		})
 
 		It("lets one tenant hold at most a sixteenth of the requests in flight", func() {
-			a := newAdmission(2*tenantShare, 1000, 1000, time.Now)
-			leave1, refusal := a.enter("a")
+			a := newAdmission(2*tenantShare, budget{1000, 1000}, budget{1000, 1000}, time.Now)
+			leave1, refusal := a.enter("a", false)
 			Expect(refusal).NotTo(HaveOccurred())
-			leave2, refusal := a.enter("a")
+			leave2, refusal := a.enter("a", false)
 			Expect(refusal).NotTo(HaveOccurred())
-			_, refusal = a.enter("a")
+			_, refusal = a.enter("a", false)
 			Expect(refusal).To(HaveOccurred())
 			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
-			leaveB, refusal := a.enter("b")
+			leaveB, refusal := a.enter("b", false)
 			Expect(refusal).NotTo(HaveOccurred(), "the rest is left to the others")
 			leave1()
-			leave3, refusal := a.enter("a")
+			leave3, refusal := a.enter("a", false)
 			Expect(refusal).NotTo(HaveOccurred())
 			for _, leave := range []func(){leave2, leave3, leaveB} {
 				leave()

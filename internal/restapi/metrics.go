@@ -41,7 +41,7 @@ var (
 		Name: "evaloperator_rest_rejections_total",
 		Help: "Requests the built-in REST server refused with 429 before doing anything, by reason: " +
 			"inflight (the server is full), tenant_inflight (the key's namespace has its share in flight) " +
-			"tenant_rate (the namespace is over its rate) or unauthenticated_rate (requests without a valid key, together).",
+			"tenant_rate (the namespace is over its write rate), tenant_read_rate (over its read rate) or unauthenticated_rate (requests without a valid key, together).",
 	}, []string{"reason"})
 )
 

@@ -59,14 +59,22 @@ const (
 	// derives it from the CRDs) plus a margin.
 	DefaultMaxBodyBytes = 3 << 19
 	DefaultDeletionTTL  = 24 * time.Hour
-	// DefaultMaxInflight, DefaultTenantQPS and DefaultTenantBurst are what
-	// a 2-core pod with a 256 Mi limit holds (see docs/reliability.md). A
-	// tenant's rate and burst are a quarter and a half of the operator's
-	// default upstream budget (--api-qps 20, --api-burst 40), so one tenant
-	// alone never empties it for the others.
+	// DefaultMaxInflight is what a 2-core pod with a 256 Mi limit holds
+	// (see docs/reliability.md).
 	DefaultMaxInflight = 64
-	DefaultTenantQPS   = 5
-	DefaultTenantBurst = 20
+	// DefaultTenantQPS and DefaultTenantBurst are each tenant's write budget
+	// when the cluster is the system of record: a sequential SDK client is
+	// never refused below 50 writes a second, and the server, which answers
+	// a few hundred standalone creates a second, still holds several such
+	// tenants. With a service, the manager lowers it to a share of the
+	// service's budget (see cmd).
+	DefaultTenantQPS   = 50
+	DefaultTenantBurst = 100
+	// DefaultTenantReadQPS and DefaultTenantReadBurst are each tenant's read
+	// budget: reads are served from the cache, so a sequential client is
+	// never refused below 200 a second.
+	DefaultTenantReadQPS   = 250
+	DefaultTenantReadBurst = 500
 )
 
 // ShutdownMargin is how long, beyond SyncTimeout, a stopping server waits
@@ -127,12 +135,17 @@ type Options struct {
 	// MaxInflight bounds the requests the server handles at once
 	// (--rest-max-inflight); more are answered 429. Default DefaultMaxInflight.
 	MaxInflight int
-	// TenantQPS and TenantBurst are the token bucket of each tenant, the
-	// namespace of the key's Secret (--rest-tenant-qps, --rest-tenant-burst);
-	// requests over it are answered 429. Defaults DefaultTenantQPS and
-	// DefaultTenantBurst.
+	// TenantQPS and TenantBurst are the token bucket of each tenant's
+	// writes (POST, PATCH, DELETE), the tenant being the namespace of the
+	// key's Secret (--rest-tenant-qps, --rest-tenant-burst); requests over it
+	// are answered 429. Defaults DefaultTenantQPS and DefaultTenantBurst.
 	TenantQPS   float64
 	TenantBurst int
+	// TenantReadQPS and TenantReadBurst are the bucket of each tenant's
+	// reads (GET) (--rest-tenant-read-qps, --rest-tenant-read-burst).
+	// Defaults DefaultTenantReadQPS and DefaultTenantReadBurst.
+	TenantReadQPS   float64
+	TenantReadBurst int
 	// DeletionTTL is the ttlSecondsAfterFinished of the deletions the server
 	// creates: long enough for Idempotency-Key retries to find them, short
 	// enough that they do not pile up. Default 24h; at most 365 days.
@@ -209,12 +222,13 @@ func New(opts Options) (*Server, error) {
 	}
 	ttl := ttlSeconds(opts.DeletionTTL)
 	s := &Server{
-		opts:      opts,
-		log:       opts.Logger,
-		keys:      keys,
-		waiters:   newWaiters(),
-		unseen:    newUnseen(opts.SyncTimeout),
-		admission: newAdmission(opts.MaxInflight, opts.TenantQPS, opts.TenantBurst, opts.Now),
+		opts:    opts,
+		log:     opts.Logger,
+		keys:    keys,
+		waiters: newWaiters(),
+		unseen:  newUnseen(opts.SyncTimeout),
+		admission: newAdmission(opts.MaxInflight, budget{qps: opts.TenantQPS, burst: opts.TenantBurst},
+			budget{qps: opts.TenantReadQPS, burst: opts.TenantReadBurst}, opts.Now),
 		endpoints: []*endpoint{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
 	}
 	s.handler = s.routes(doc)
@@ -250,8 +264,8 @@ func defaultOptions(o *Options) error {
 
 // defaultAdmission checks the admission options and fills in their defaults.
 func defaultAdmission(o *Options) error {
-	if o.MaxInflight < 0 || o.TenantQPS < 0 || o.TenantBurst < 0 {
-		return errors.New("restapi: MaxInflight, TenantQPS and TenantBurst must not be negative")
+	if o.MaxInflight < 0 || o.TenantQPS < 0 || o.TenantBurst < 0 || o.TenantReadQPS < 0 || o.TenantReadBurst < 0 {
+		return errors.New("restapi: MaxInflight and the tenant budgets must not be negative")
 	}
 	if o.MaxInflight == 0 {
 		o.MaxInflight = DefaultMaxInflight
@@ -261,6 +275,12 @@ func defaultAdmission(o *Options) error {
 	}
 	if o.TenantBurst == 0 {
 		o.TenantBurst = DefaultTenantBurst
+	}
+	if o.TenantReadQPS == 0 {
+		o.TenantReadQPS = DefaultTenantReadQPS
+	}
+	if o.TenantReadBurst == 0 {
+		o.TenantReadBurst = DefaultTenantReadBurst
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -40,8 +40,9 @@ const podMemoryLimit = 256 << 20
 var _ = Describe("A tenant flooding the REST server", func() {
 	const (
 		floodInflight = 200
-		// The other tenant sends in its quota (--rest-tenant-qps 5 by
-		// default): one request at a time, four a second.
+		// The other tenant sends in its write budget (a quarter of
+		// --api-qps, 5 a second by default): one request at a time, four a
+		// second.
 		politeInterval = 250 * time.Millisecond
 	)
 

@@ -185,6 +185,8 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--rest-max-inflight=%v" $v.restMaxInflight) }}
 {{- $args = append $args (printf "--rest-tenant-qps=%v" $v.restTenantQps) }}
 {{- $args = append $args (printf "--rest-tenant-burst=%v" $v.restTenantBurst) }}
+{{- $args = append $args (printf "--rest-tenant-read-qps=%v" $v.restTenantReadQps) }}
+{{- $args = append $args (printf "--rest-tenant-read-burst=%v" $v.restTenantReadBurst) }}
 {{- $args = append $args (printf "--rest-tenant-max-metrics=%v" $v.tenantQuota.metrics) }}
 {{- $args = append $args (printf "--rest-tenant-max-testset-deletions=%v" $v.tenantQuota.testsetDeletions) }}
 {{- $args = append $args (printf "--rest-tenant-max-testcase-deletions=%v" $v.tenantQuota.testcaseDeletions) }}
