@@ -240,6 +240,13 @@ var _ = Describe("Pause and retry annotations", func() {
 		}).Should(Equal("1"))
 		// observedRetry is recorded before the create is sent again.
 		Eventually(func() int { return up.Calls(evalapitest.OpCreateMetric) }).Should(Equal(2))
+		// The refused create's reconcile has finished: its pending mark is
+		// gone. Stopping before that would leave a cut-off create, which a
+		// restart rightly settles from the list and creates again.
+		Eventually(func(g Gomega) map[string]string {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+			return m.Annotations
+		}).ShouldNot(HaveKey(v1alpha1.CreatePendingAnnotation))
 
 		// The same value does nothing, whatever reconciles the Metric.
 		mgr.stop()
