@@ -64,6 +64,7 @@ manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	rm -f charts/eval-operator/files/crds/*.yaml
 	cp config/crd/bases/*.yaml charts/eval-operator/files/crds/
 	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
+	cp config/rest/role.yaml charts/eval-operator/files/rest-role.yaml
 	hack/argocd-health.sh
 	hack/monitoring.sh
 
@@ -265,14 +266,15 @@ undeploy: kustomize ## Remove what deploy installed, CRDs included.
 helm-lint: helm ## Lint and render the Helm chart (defaults and every option on); check its CRDs and RBAC match config/.
 	diff -r config/crd/bases $(CHART)/files/crds
 	diff config/rbac/role.yaml $(CHART)/files/manager-role.yaml
+	diff config/rest/role.yaml $(CHART)/files/rest-role.yaml
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set $(HELM_ALL_OPTIONS)
 	$(HELM) template eval-operator $(CHART) --namespace eval-operator-system > /dev/null
 	$(HELM) template eval-operator $(CHART) --namespace eval-operator-system --set $(HELM_ALL_OPTIONS) > /dev/null
 
 .PHONY: test-packaging
-test-packaging: manifests envtest ginkgo helm ## Apply the kustomize and Helm renders to a real API server (envtest).
-	HELM=$(HELM) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) ./test/packaging
+test-packaging: manifests envtest ginkgo helm kustomize ## Apply the kustomize and Helm renders to a real API server (envtest); upgrade from chart 0.1.0 (from git history).
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) ./test/packaging
 
 ##@ Dependencies
 
