@@ -37,10 +37,23 @@ import (
 // generatedRules are the manager's rules as `make manifests` generates them.
 func generatedRules() []rbacv1.PolicyRule {
 	GinkgoHelper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "config", "rbac", "role.yaml"))
+	return rulesOf("rbac/role.yaml")
+}
+
+// restRules are the rules only the REST server needs (config/rest/role.yaml).
+func restRules() []rbacv1.PolicyRule {
+	GinkgoHelper()
+	return rulesOf("rest/role.yaml")
+}
+
+// rulesOf reads the rules of the ClusterRole in config/<file>.
+func rulesOf(file string) []rbacv1.PolicyRule {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "config", file))
 	Expect(err).NotTo(HaveOccurred())
 	var role rbacv1.ClusterRole
-	Expect(yaml.Unmarshal(data, &role)).To(Succeed())
+	Expect(yaml.UnmarshalStrict(data, &role)).To(Succeed())
+	Expect(role.Rules).NotTo(BeEmpty(), "config/%s", file)
 	return role.Rules
 }
 

@@ -18,7 +18,6 @@ package packaging
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,19 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
-
-// restRules are the rules only the REST server needs (config/rest/role.yaml).
-func restRules() []rbacv1.PolicyRule {
-	GinkgoHelper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "config", "rest", "role.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	var role rbacv1.ClusterRole
-	Expect(yaml.UnmarshalStrict(data, &role)).To(Succeed())
-	Expect(role.Rules).NotTo(BeEmpty())
-	return role.Rules
-}
 
 // apiGroup is the API group of the operator's kinds.
 const apiGroup = "evaluation.eval-operator.dev"
