@@ -31,11 +31,9 @@ import (
 )
 
 // defaultService makes the EvaluationService named default of ns, pointing at url.
-func defaultService(ns string, conn v1alpha1.ServiceConnection) *v1alpha1.EvaluationService {
+func defaultService(ns string, conn v1alpha1.ServiceConnection) {
 	GinkgoHelper()
-	svc := namespacedService(ns, v1alpha1.DefaultServiceName, conn)
-	Expect(k8s.Create(rootCtx, svc)).To(Succeed())
-	return svc
+	Expect(k8s.Create(rootCtx, namespacedService(ns, v1alpha1.DefaultServiceName, conn))).To(Succeed())
 }
 
 // clusterDefault makes the ClusterEvaluationService named default, removed
