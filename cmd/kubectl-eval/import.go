@@ -44,6 +44,7 @@ type importOptions struct {
 	projectID string
 	secret    string
 	apiURL    string
+	service   string
 	keyFile   string
 	output    string
 }
@@ -59,7 +60,9 @@ remote Metrics instead of creating new ones, and their specs ask for exactly wha
 service holds, so nothing changes upstream.
 
 The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by --secret
-(data key apiKey) in the cluster of the kubeconfig. It is never printed.`,
+(data key apiKey) in the cluster of the kubeconfig. It is never printed. With --service,
+the service's url, caBundle and key (its apiKeySecretRef) come from that EvaluationService
+or ClusterEvaluationService of the cluster.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd)
@@ -69,6 +72,8 @@ The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by 
 	f.StringVar(&o.projectID, "project-id", "", "the project whose Metrics to import (required)")
 	f.StringVar(&o.secret, "secret", "", "the Secret holding the API key: set as apiKeySecretRef, and read for the key when no other is given")
 	f.StringVar(&o.apiURL, "api-url", "", "the service's base URL, ending in /api/v2 (default $"+envAPIURL+")")
+	f.StringVar(&o.service, "service", "", "an EvaluationService (in the namespace) or ClusterEvaluationService of the cluster, as [Kind/]NAME: "+
+		"its url, caBundle and key instead of --api-url and --secret")
 	f.StringVar(&o.keyFile, "key-file", "", "a file holding the ak_ API key (default $"+envAPIKey+")")
 	f.StringVarP(&o.output, "output", "o", "-", "a directory to write one file per Metric into, or - for one stream on stdout")
 	_ = cmd.MarkFlagRequired("project-id")
@@ -77,20 +82,20 @@ The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by 
 
 func (o *importOptions) run(cmd *cobra.Command) error {
 	ctx := cmd.Context()
-	apiURL := o.apiURL
-	if apiURL == "" {
-		apiURL = o.getenv(envAPIURL)
-	}
-	if apiURL == "" {
-		return fmt.Errorf("no service: give --api-url or set $%s", envAPIURL)
-	}
-	key, err := o.key(ctx)
+	live, err := o.liveService(ctx)
 	if err != nil {
 		return err
 	}
-	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: apiURL, UserAgent: "kubectl-eval"})
+	if live.url == "" {
+		return fmt.Errorf("no service: give --api-url or --service, or set $%s", envAPIURL)
+	}
+	key, err := o.key(ctx, live)
 	if err != nil {
-		return fmt.Errorf("--api-url: %w", err)
+		return err
+	}
+	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: live.url, UserAgent: "kubectl-eval", HTTPClient: live.httpClient})
+	if err != nil {
+		return fmt.Errorf("the service's URL: %w", err)
 	}
 	remote, err := manifests.ListAll(ctx, svc, key, o.projectID)
 	if err != nil {
@@ -118,9 +123,32 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 	return nil
 }
 
+// liveService is the service to import from: --service read from the
+// cluster, else --api-url, else $EVAL_API_URL.
+func (o *importOptions) liveService(ctx context.Context) (liveService, error) {
+	if o.service == "" {
+		if o.apiURL != "" {
+			return liveService{url: o.apiURL}, nil
+		}
+		return liveService{url: o.getenv(envAPIURL)}, nil
+	}
+	if o.apiURL != "" {
+		return liveService{}, errors.New("--api-url and --service: give one")
+	}
+	ref, err := parseServiceRef(o.service)
+	if err != nil {
+		return liveService{}, err
+	}
+	c, ns, err := o.kube.client()
+	if err != nil {
+		return liveService{}, err
+	}
+	return readService(ctx, c, ns, ref)
+}
+
 // key is the API key: --key-file, else $EVAL_API_KEY, else the --secret
-// Secret in the cluster. No message names its value.
-func (o *importOptions) key(ctx context.Context) (evalapi.APIKey, error) {
+// Secret in the cluster, else the key of --service. No message names its value.
+func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIKey, error) {
 	var (
 		raw    string
 		source string
@@ -136,11 +164,21 @@ func (o *importOptions) key(ctx context.Context) (evalapi.APIKey, error) {
 		raw, source = o.getenv(envAPIKey), "$"+envAPIKey
 	case o.secret != "":
 		var err error
-		if raw, source, err = o.secretKey(ctx); err != nil {
+		if raw, source, err = o.secretKey(ctx, "", o.secret, v1alpha1.DefaultAPIKeySecretKey); err != nil {
+			return "", err
+		}
+	case live.keyRef != nil:
+		field := live.keyRef.Key
+		if field == "" {
+			field = v1alpha1.DefaultAPIKeySecretKey
+		}
+		var err error
+		if raw, source, err = o.secretKey(ctx, live.keyNamespace, live.keyRef.Name, field); err != nil {
 			return "", err
 		}
 	default:
-		return "", errors.New("no API key: give --key-file, set $" + envAPIKey + " or name the key's Secret with --secret")
+		return "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
+			"or use a --service that names one")
 	}
 	key := evalapi.APIKey(strings.TrimSpace(raw))
 	if !key.Valid() {
@@ -149,17 +187,22 @@ func (o *importOptions) key(ctx context.Context) (evalapi.APIKey, error) {
 	return key, nil
 }
 
-func (o *importOptions) secretKey(ctx context.Context) (string, string, error) {
+// secretKey reads data key field of Secret name, in namespace ("" for the
+// kubeconfig's).
+func (o *importOptions) secretKey(ctx context.Context, namespace, name, field string) (string, string, error) {
 	c, ns, err := o.kube.client()
 	if err != nil {
 		return "", "", err
 	}
-	var s corev1.Secret
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.secret}, &s); err != nil {
-		return "", "", fmt.Errorf("reading the API key from Secret %s/%s: %w", ns, o.secret, err)
+	if namespace != "" {
+		ns = namespace
 	}
-	source := fmt.Sprintf("Secret %s/%s key %s", ns, o.secret, v1alpha1.DefaultAPIKeySecretKey)
-	data, ok := s.Data[v1alpha1.DefaultAPIKeySecretKey]
+	var s corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+		return "", "", fmt.Errorf("reading the API key from Secret %s/%s: %w", ns, name, err)
+	}
+	source := fmt.Sprintf("Secret %s/%s key %s", ns, name, field)
+	data, ok := s.Data[field]
 	if !ok {
 		return "", "", fmt.Errorf("%s does not exist", source)
 	}

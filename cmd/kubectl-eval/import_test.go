@@ -27,6 +27,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -96,6 +97,30 @@ var _ = Describe("import", func() {
 			Expect(ids).To(HaveKey(r.Metric.ID))
 		}
 		Expect(upstream.Creates()).To(Equal(120), "importing created nothing")
+	})
+
+	It("takes the URL and key of a ClusterEvaluationService of the cluster with --service", func(ctx SpecContext) {
+		createRemote(ctx, upstream, "proj-a", 2)
+		keys, err := framework.NewNamespace(ctx, k8s, "import-keys-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		svc := &v1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{GenerateName: "import-"},
+			Spec: v1alpha1.ClusterEvaluationServiceSpec{
+				ServiceConnection: v1alpha1.ServiceConnection{URL: v1alpha1.ServiceURL(upstream.URL())},
+				APIKeySecretRef: &v1alpha1.NamespacedSecretKeySelector{Namespace: keys,
+					SecretKeySelector: v1alpha1.SecretKeySelector{Name: framework.KeySecretName}}}}
+		Expect(k8s.Create(ctx, svc)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(k8s.Delete(ctx, svc)).To(Succeed()) })
+
+		stdout, stderr, err := run(ctx, nil, "import", "--project-id", "proj-a", "--service", "ClusterEvaluationService/"+svc.Name)
+
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		Expect(decodeMetrics(strings.NewReader(stdout))).To(HaveLen(2))
+		Expect(stdout + stderr).NotTo(ContainSubstring(evalapitest.DefaultKey))
+
+		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "--service", "Cluster/"+svc.Name)
+		Expect(err).To(MatchError(ContainSubstring("the kind must be EvaluationService or ClusterEvaluationService")))
+		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "-n", keys, "--service", "missing")
+		Expect(err).To(MatchError(ContainSubstring(`reading EvaluationService/missing`)))
 	})
 
 	It("writes one file per Metric with -o DIR, the key read from a file", func(ctx SpecContext) {
