@@ -63,6 +63,14 @@ const (
 	CodeHTTPVersionNotSupported = "HTTP_VERSION_NOT_SUPPORTED"
 )
 
+// StatusClientClosedRequest is the status of a request whose client hung up
+// before its answer (nginx's 499): no one reads the answer, but the request
+// metrics count it apart from the server's own failures.
+const StatusClientClosedRequest = 499
+
+// CodeClientClosedRequest: the client hung up before its answer.
+const CodeClientClosedRequest = "CLIENT_CLOSED_REQUEST"
+
 // response is an answer to a request: a status code and a JSON body.
 type response struct {
 	status int

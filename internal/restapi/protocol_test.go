@@ -69,28 +69,9 @@ var _ = Describe("Answers net/http gives itself", func() {
 	}, malformed)
 
 	It("are ApiErrors over TLS too, and so is a plain HTTP request to the TLS port", func() {
-		dir := GinkgoT().TempDir()
-		certFile, keyFile, pool := selfSigned(dir)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		Expect(err).NotTo(HaveOccurred())
-		s, err := New(validOptions(func(o *Options) {
-			o.Addr, o.Listener, o.TLSCertFile, o.TLSKeyFile = "", ln, certFile, keyFile
-		}))
-		Expect(err).NotTo(HaveOccurred())
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		go func() { _ = s.Start(ctx) }()
-		addr := ln.Addr().String()
-		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-		Eventually(func() (int, error) {
-			res, err := client.Get("https://" + addr + routeOpenAPI)
-			if err != nil {
-				return 0, err
-			}
-			_ = res.Body.Close()
-			return res.StatusCode, nil
-		}).Should(Equal(http.StatusOK), "the TLS server answers a valid request")
-
+		_, addr, pool, _ := serveTLS(ctx)
 		for _, raw := range []string{"GARBAGE\r\n\r\n", "GET " + routeOpenAPI + " HTTP/1.1\r\n\r\n"} {
 			conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool})
 			Expect(err).NotTo(HaveOccurred())
