@@ -47,7 +47,8 @@ type Budget struct {
 
 // DefaultBudget is the budget of every namespace unless set otherwise:
 // at most 500 x 75 KiB of Metrics, 500 x 2 KiB of TestsetDeletions and
-// 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of etcd in all.
+// 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of objects in all, 68 MiB
+// of etcd (docs/reliability.md measures it).
 var DefaultBudget = Budget{Metrics: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
 
 // CodeQuotaExceeded: the namespace holds as many objects of the kind as its

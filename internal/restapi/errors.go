@@ -47,6 +47,30 @@ const (
 	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"
 )
 
+// Error codes of the answers net/http gives before any handler runs (see
+// protocol.go): the request is not one HTTP/1.1 can carry.
+const (
+	// CodeBadRequest: a malformed request line or header, a missing or
+	// malformed Host header, or a plain HTTP request to the TLS port.
+	CodeBadRequest = "BAD_REQUEST"
+	// CodeExpectationFailed: an Expect header other than 100-continue.
+	CodeExpectationFailed = "EXPECTATION_FAILED"
+	// CodeHeadersTooLarge: the request's headers are over the server's limit.
+	CodeHeadersTooLarge = "HEADERS_TOO_LARGE"
+	// CodeNotImplemented: a Transfer-Encoding other than chunked.
+	CodeNotImplemented = "NOT_IMPLEMENTED"
+	// CodeHTTPVersionNotSupported: an HTTP version other than 1.0 and 1.1.
+	CodeHTTPVersionNotSupported = "HTTP_VERSION_NOT_SUPPORTED"
+)
+
+// StatusClientClosedRequest is the status of a request whose client hung up
+// before its answer (nginx's 499): no one reads the answer, but the request
+// metrics count it apart from the server's own failures.
+const StatusClientClosedRequest = 499
+
+// CodeClientClosedRequest: the client hung up before its answer.
+const CodeClientClosedRequest = "CLIENT_CLOSED_REQUEST"
+
 // response is an answer to a request: a status code and a JSON body.
 type response struct {
 	status int
@@ -128,9 +152,7 @@ func write(w http.ResponseWriter, r *http.Request, res response) {
 	if res.status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", bearerChallenge(r))
 	}
-	setJSONHeaders(w.Header())
-	// Answers describe one request's outcome; no cache may reuse them.
-	w.Header().Set("Cache-Control", "no-store")
+	setAnswerHeaders(w.Header())
 	w.WriteHeader(res.status)
 	// The client may be gone; there is no one left to tell about a failed write.
 	_ = json.NewEncoder(w).Encode(res.body)
@@ -148,6 +170,13 @@ func bearerChallenge(r *http.Request) string {
 func setJSONHeaders(h http.Header) {
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// setAnswerHeaders sets the headers of an answer to one request.
+func setAnswerHeaders(h http.Header) {
+	setJSONHeaders(h)
+	// Answers describe one request's outcome; no cache may reuse them.
+	h.Set("Cache-Control", "no-store")
 }
 
 // fieldMapper turns a field path of the custom resource ("spec.testcaseIds[3]")

@@ -123,14 +123,21 @@ func (s *Server) localCreate(ctx context.Context, ep *endpoint, obj client.Objec
 	return ep.local, nil
 }
 
-// failure answers a failed step: an apiError as itself; any other error is
-// the server's own fault, logged and answered 500 without its text.
+// failure answers a failed step: an apiError as itself; a step cut off
+// because the client hung up (which cancels the request's context) as 499,
+// noted at V(1), since a client can do that at will and nothing went wrong
+// here; any other error is the server's own fault, logged and answered 500
+// without its text.
 func (s *Server) failure(kind string, err error) response {
 	if e, ok := errors.AsType[*apiError](err); ok {
 		if e.note != nil {
 			s.log.V(1).Info("The API server refused a write", "kind", kind, "reason", e.note.Error())
 		}
 		return e.response()
+	}
+	if errors.Is(err, context.Canceled) {
+		s.log.V(1).Info("The client hung up before its answer", "kind", kind, "step", err.Error())
+		return newAPIError(StatusClientClosedRequest, CodeClientClosedRequest, "The client closed the request", nil).response()
 	}
 	s.log.Error(err, "Serving a request failed", "kind", kind)
 	return internalError().response()

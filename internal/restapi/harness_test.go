@@ -24,6 +24,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,12 +51,14 @@ import (
 // standalone mode and REST servers on 127.0.0.1 listeners: what `make dev`
 // runs, in-process. The suite and the benchmarks share it.
 type harness struct {
-	env    *envtest.Environment
-	cfg    *rest.Config
-	k8s    client.Client // straight to the API server, not the manager's cache
-	mgr    ctrl.Manager
-	cancel context.CancelFunc
-	done   chan error
+	env *envtest.Environment
+	cfg *rest.Config
+	// kubeconfig is a cluster admin's kubeconfig file, for kubectl.
+	kubeconfig string
+	k8s        client.Client // straight to the API server, not the manager's cache
+	mgr        ctrl.Manager
+	cancel     context.CancelFunc
+	done       chan error
 
 	// server is the REST server under test; impatient is a second one on
 	// the same manager whose sync timeout expires at once.
@@ -77,6 +81,14 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 	}
 	if h.cfg, err = h.env.Start(); err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "restapi-")
+	if err != nil {
+		return nil, err
+	}
+	h.kubeconfig = filepath.Join(dir, "kubeconfig")
+	if _, err = framework.WriteKubeconfig(h.env, h.kubeconfig); err != nil {
+		return nil, err
 	}
 	if h.k8s, err = client.New(h.cfg, client.Options{Scheme: framework.Scheme()}); err != nil {
 		return nil, err
@@ -172,6 +184,9 @@ func (h *harness) stop() error {
 	}
 	if h.env != nil {
 		errs = append(errs, h.env.Stop())
+	}
+	if h.kubeconfig != "" {
+		errs = append(errs, os.RemoveAll(filepath.Dir(h.kubeconfig)))
 	}
 	return errors.Join(errs...)
 }

@@ -162,8 +162,8 @@ type Options struct {
 	// The files are reloaded when they change (cert-manager rotation).
 	TLSCertFile string
 	TLSKeyFile  string
-	// TLSOpts adjust the TLS configuration, e.g. to disable HTTP/2 as the
-	// manager does for its metrics and webhook servers.
+	// TLSOpts adjust the TLS configuration. The server speaks HTTP/1.1
+	// only, whatever they set in NextProtos.
 	TLSOpts []func(*tls.Config)
 	// DrainDelay is how long a stopping server keeps serving, with its
 	// ReadyCheck failing and every answer closing its connection, before it
@@ -316,11 +316,14 @@ func (s *Server) Start(ctx context.Context) error {
 	defer s.serving.Store(false)
 	srv := &http.Server{
 		Handler:           s.closingWhileDraining(s.handler),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      s.opts.SyncTimeout + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
+		// "OPTIONS *" reaches the handler, which answers it with an ApiError
+		// like any other request the API does not define.
+		DisableGeneralOptionsHandler: true,
 	}
 	s.log.Info("Serving the Evaluation Service API", "address", ln.Addr().String(), "basePath", BasePath,
 		"tls", s.opts.TLSCertFile != "")
@@ -380,7 +383,9 @@ func (s *Server) closingWhileDraining(next http.Handler) http.Handler {
 	})
 }
 
-// listen opens the listener, wrapped in TLS when a certificate is configured.
+// listen opens the listener, which serves TLS when a certificate is
+// configured, and answers with ApiErrors where net/http would answer with
+// plain text (see protocol.go).
 func (s *Server) listen(ctx context.Context) (net.Listener, error) {
 	ln := s.opts.Listener
 	if ln == nil {
@@ -390,7 +395,7 @@ func (s *Server) listen(ctx context.Context) (net.Listener, error) {
 		}
 	}
 	if s.opts.TLSCertFile == "" {
-		return ln, nil
+		return answeringListener{Listener: ln}, nil
 	}
 	watcher, err := certwatcher.New(s.opts.TLSCertFile, s.opts.TLSKeyFile)
 	if err != nil {
@@ -406,7 +411,10 @@ func (s *Server) listen(ctx context.Context) (net.Listener, error) {
 	for _, opt := range s.opts.TLSOpts {
 		opt(cfg)
 	}
-	return tls.NewListener(ln, cfg), nil
+	// The server speaks HTTP/1.1 only: net/http hands a connection to
+	// HTTP/2 only when it is a *tls.Conn, which answeringListener's are not.
+	cfg.NextProtos = []string{"http/1.1"}
+	return answeringListener{Listener: ln, tls: cfg}, nil
 }
 
 // startWatching hooks the waiters onto the resources' informers and lists the

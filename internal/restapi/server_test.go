@@ -30,12 +30,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -121,6 +123,18 @@ var _ = Describe("Refused creates", func() {
 		Expect(res.header.Get("Retry-After")).To(Equal("3"))
 	})
 
+	It("logs a client that hung up at V(1) without a stack trace, and counts it 499, not 500", func() {
+		var logged []string
+		s := &Server{log: funcr.New(func(prefix, args string) { logged = append(logged, prefix+args) },
+			funcr.Options{Verbosity: 1})}
+		ep := createMetric()
+		hungUp := &url.Error{Op: "Post", URL: "https://apiserver/metrics", Err: context.Canceled}
+		res := s.failure(ep.kind, createError(ep, hungUp))
+		Expect(res.status).To(Equal(StatusClientClosedRequest))
+		Expect(logged).To(HaveExactElements(ContainSubstring(`"level"=1`)))
+		Expect(logged).NotTo(ContainElement(Or(ContainSubstring("error"), ContainSubstring("stacktrace"))))
+	})
+
 	It("answers 500 INTERNAL_ERROR to anything unexpected, without its text", func() {
 		res := answer(apierrors.NewForbidden(schema.GroupResource{Resource: "metrics"}, "m",
 			errors.New("RBAC says no")))
@@ -151,29 +165,11 @@ var _ = Describe("Request metrics", func() {
 
 var _ = Describe("Serving", func() {
 	It("speaks TLS with the given certificate, and shuts down when its context ends", func() {
-		dir := GinkgoT().TempDir()
-		certFile, keyFile, pool := selfSigned(dir)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		Expect(err).NotTo(HaveOccurred())
-		s, err := New(validOptions(func(o *Options) {
-			o.Addr, o.Listener, o.TLSCertFile, o.TLSKeyFile = "", ln, certFile, keyFile
-		}))
-		Expect(err).NotTo(HaveOccurred())
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		stopped := make(chan error, 1)
-		go func() { stopped <- s.Start(ctx) }()
-
+		s, addr, pool, stopped := serveTLS(ctx)
 		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-		base := "https://" + ln.Addr().String()
-		Eventually(func() (int, error) {
-			res, err := client.Get(base + routeOpenAPI)
-			if err != nil {
-				return 0, err
-			}
-			_ = res.Body.Close()
-			return res.StatusCode, nil
-		}).Should(Equal(http.StatusOK))
+		base := "https://" + addr
 
 		t := newTenant()
 		Eventually(func() bool { _, ok, _ := s.keys.lookup(t.key); return ok }).Should(BeTrue())
@@ -188,10 +184,36 @@ var _ = Describe("Serving", func() {
 
 		cancel()
 		Eventually(stopped, 5*time.Second).Should(Receive(BeNil()))
-		_, err = net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+		_, err = net.DialTimeout("tcp", addr, time.Second)
 		Expect(err).To(HaveOccurred(), "the listener is closed")
 	})
 })
+
+// serveTLS starts a server speaking TLS with a self-signed certificate
+// until ctx ends, and waits until it answers. It returns the server, its
+// address, the certificate's pool and where Start's result arrives.
+func serveTLS(ctx context.Context) (*Server, string, *x509.CertPool, <-chan error) {
+	GinkgoHelper()
+	certFile, keyFile, pool := selfSigned(GinkgoT().TempDir())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	s, err := New(validOptions(func(o *Options) {
+		o.Addr, o.Listener, o.TLSCertFile, o.TLSKeyFile = "", ln, certFile, keyFile
+	}))
+	Expect(err).NotTo(HaveOccurred())
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.Start(ctx) }()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	Eventually(func() (int, error) {
+		res, err := client.Get("https://" + ln.Addr().String() + routeOpenAPI)
+		if err != nil {
+			return 0, err
+		}
+		_ = res.Body.Close()
+		return res.StatusCode, nil
+	}).Should(Equal(http.StatusOK))
+	return s, ln.Addr().String(), pool, stopped
+}
 
 // selfSigned writes a self-signed certificate for 127.0.0.1 into dir.
 func selfSigned(dir string) (certFile, keyFile string, pool *x509.CertPool) {

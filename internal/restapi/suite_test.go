@@ -81,6 +81,9 @@ var _ = AfterSuite(func() {
 	if h == nil {
 		return
 	}
+	// Every Metric and deletion the specs stored from tenants' requests is
+	// still there (envtest deletes no namespace).
+	Expect(framework.KubectlGetYAML(context.Background(), h.kubeconfig)).To(Succeed())
 	Expect(h.stop()).To(Succeed())
 	Expect(logs.String()).To(ContainSubstring(`"msg"="Request"`), "request logs are captured")
 	keys := framework.IssuedKeys()

@@ -132,35 +132,45 @@ func parseKB(v string) (int64, error) {
 
 // ScrapeText returns the metrics endpoint's page as served.
 func (p *MeteredManager) ScrapeText(ctx context.Context) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.MetricsURL, nil)
+	return scrapeText(ctx, p.MetricsURL)
+}
+
+// Scrape returns the manager's metrics, parsed.
+func (p *MeteredManager) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	return scrape(ctx, p.MetricsURL)
+}
+
+// scrapeText returns the Prometheus page at url as served.
+func scrapeText(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("scraping the manager: %w", err)
+		return "", fmt.Errorf("scraping %s: %w", url, err)
 	}
 	defer func() { _ = res.Body.Close() }()
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
-		return "", fmt.Errorf("reading the manager's metrics: %w", err)
+		return "", fmt.Errorf("reading the metrics of %s: %w", url, err)
 	}
 	if res.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("scraping the manager: HTTP %d", res.StatusCode)
+		return "", fmt.Errorf("scraping %s: HTTP %d", url, res.StatusCode)
 	}
 	return string(body), nil
 }
 
-// Scrape returns the manager's metrics, parsed.
-func (p *MeteredManager) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
-	text, err := p.ScrapeText(ctx)
+// scrape returns the metrics served at url, parsed.
+func scrape(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
+	text, err := scrapeText(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(strings.NewReader(text))
 	if err != nil {
-		return nil, fmt.Errorf("parsing the manager's metrics: %w", err)
+		return nil, fmt.Errorf("parsing the metrics of %s: %w", url, err)
 	}
 	return families, nil
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package reliability
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -54,23 +54,8 @@ var _ = Describe("A tenant flooding the REST server", func() {
 	It("is refused with 429 while another tenant gets its 201s, as fast as alone", func(ctx SpecContext) {
 		politeRequests, floodRequests := scale(50, 400), scale(2000, 16000)
 		f := newFixture(ctx)
-		f.logLevel = "info" // request logs would cost the flooded manager more than its answers
 		keyA := f.secrets[0]
-		keyB := framework.NewKey("relb")
-		f.secrets = append(f.secrets, keyB)
-		f.server.SetKeys(keyA, keyB)
-		nsB, err := framework.NewNamespace(ctx, k8s, "relb", keyB)
-		Expect(err).NotTo(HaveOccurred())
-		rest, err := framework.FreeAddr()
-		Expect(err).NotTo(HaveOccurred())
-		p := f.start("--serve-api=" + rest) // the admission defaults
-		c := &restClient{base: "http://" + rest + "/api/v2/projects/proj-testbed/metrics", http: &http.Client{
-			Timeout:   time.Minute,
-			Transport: &http.Transport{MaxIdleConnsPerHost: floodInflight, MaxConnsPerHost: floodInflight},
-		}}
-		for _, key := range []string{keyA, keyB} {
-			Eventually(c.list).WithArguments(ctx, key).WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
-		}
+		keyB, nsB, p, c := f.serveTwoTenants(ctx, "relb", floodInflight) // the admission defaults
 
 		alone := c.polite(ctx, keyB, "alone", politeRequests, politeInterval)
 
@@ -124,34 +109,73 @@ var _ = Describe("A tenant flooding the REST server", func() {
 	}, SpecTimeout(15*time.Minute))
 })
 
-// restClient posts Metrics to the manager's REST server.
+// restClient sends requests to the manager's REST server.
 type restClient struct {
 	base string
 	http *http.Client
 }
 
-func (c *restClient) do(ctx context.Context, method, key, body string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base, strings.NewReader(body))
+// newRESTClient is a client of the REST server at addr holding up to
+// conns connections.
+func newRESTClient(addr string, conns int) *restClient {
+	return &restClient{base: "http://" + addr + "/api/v2", http: &http.Client{
+		Timeout:   time.Minute,
+		Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns},
+	}}
+}
+
+// serveTwoTenants starts a manager serving the REST API, with args, to the
+// fixture's namespace and a second tenant's, and waits until it accepts both
+// keys. It returns the second tenant's key and namespace, the manager, and a
+// client holding up to conns connections.
+func (f *fixture) serveTwoTenants(ctx context.Context, prefix string, conns int, args ...string) (
+	key, ns string, p *framework.MeteredManager, c *restClient) {
+	GinkgoHelper()
+	f.logLevel = "info" // request logs would cost the flooded manager more than its answers
+	key = framework.NewKey(prefix)
+	f.secrets = append(f.secrets, key)
+	f.server.SetKeys(f.secrets...)
+	ns, err := framework.NewNamespace(ctx, k8s, prefix, key)
+	Expect(err).NotTo(HaveOccurred())
+	rest, err := framework.FreeAddr()
+	Expect(err).NotTo(HaveOccurred())
+	p = f.start(append([]string{"--serve-api=" + rest}, args...)...)
+	c = newRESTClient(rest, conns)
+	for _, k := range f.secrets {
+		Eventually(c.list).WithArguments(ctx, k).WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
+	}
+	return key, ns, p, c
+}
+
+// metricsPath is the project the specs' Metrics are created in.
+const metricsPath = "/projects/proj-testbed/metrics"
+
+// send sends body (if any) to path with key, and returns the answer.
+func (c *restClient) send(ctx context.Context, method, path, key string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer func() { _ = res.Body.Close() }()
-	_, err = io.Copy(io.Discard, res.Body)
-	return res.StatusCode, err
+	answer, err := io.ReadAll(res.Body)
+	return res.StatusCode, answer, err
 }
 
 func (c *restClient) list(ctx context.Context, key string) (int, error) {
-	return c.do(ctx, http.MethodGet, key, "")
+	status, _, err := c.send(ctx, http.MethodGet, metricsPath, key, nil)
+	return status, err
 }
 
 func (c *restClient) post(ctx context.Context, key, name string) (int, error) {
-	return c.do(ctx, http.MethodPost, key, `{"name":"`+name+`","evalType":"human","outputType":"boolean"}`)
+	status, _, err := c.send(ctx, http.MethodPost, metricsPath, key,
+		[]byte(`{"name":"`+name+`","evalType":"human","outputType":"boolean"}`))
+	return status, err
 }
 
 // politeRun is what a tenant that stays in its quota saw.

@@ -41,6 +41,8 @@ var (
 	k8s client.Client
 	// binary is the manager built from ./cmd; kubeconfig makes it a cluster admin.
 	binary, kubeconfig string
+	// controlPlane is the API server and etcd every spec runs against.
+	controlPlane *framework.ControlPlane
 	// long selects the long versions of the specs.
 	long = os.Getenv("RELIABILITY_LONG") != ""
 )
@@ -56,7 +58,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	cp, err := framework.StartControlPlane(dir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cp.Stop)
-	kubeconfig = cp.Kubeconfig
+	kubeconfig, controlPlane = cp.Kubeconfig, cp
 	k8s, err = cp.Client()
 	Expect(err).NotTo(HaveOccurred())
 	binary, err = framework.BuildManager(ctx, dir)
