@@ -732,12 +732,13 @@ var _ = Describe("Client", func() {
 	})
 
 	Describe("metrics", func() {
+		// The suite's client is the flags' (--api-url) service.
 		requests := func(op, code string) float64 {
-			return testutil.ToFloat64(evalapi.UpstreamRequests.WithLabelValues(op, code))
+			return testutil.ToFloat64(evalapi.UpstreamRequests.WithLabelValues("ManagerFlags", op, code))
 		}
 		observations := func(op string) uint64 {
 			var m dto.Metric
-			Expect(evalapi.UpstreamDuration.WithLabelValues(op).(prometheus.Histogram).Write(&m)).To(Succeed())
+			Expect(evalapi.UpstreamDuration.WithLabelValues("ManagerFlags", op).(prometheus.Histogram).Write(&m)).To(Succeed())
 			return m.GetHistogram().GetSampleCount()
 		}
 

@@ -107,6 +107,12 @@ func TestBench(t *testing.T) {
 		}
 	}
 
+	if *flagIsolationN > 0 {
+		if err := b.isolationRun(ctx, tab, *flagIsolationN, *flagIsolationHung, concurrencies[len(concurrencies)-1]); err != nil {
+			t.Fatalf("isolation run: %v", err)
+		}
+	}
+
 	out := tab.markdown()
 	fmt.Println(out)
 	if *flagOut != "" {

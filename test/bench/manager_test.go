@@ -116,6 +116,7 @@ func (b *bench) startManager(ctx context.Context, opts managerOptions, add func(
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
+	opts.Services = mgr.GetClient()
 	opts.Connector = remote.NewConnector(mgr.GetAPIReader(), opts.Defaults)
 	if err := controller.SetupWithManager(mgr, opts.Options); err != nil {
 		return nil, err

@@ -60,6 +60,7 @@ const (
 	OpUpdateMetric        = "update_metric"
 	OpDeleteMetric        = "delete_metric"
 	OpListMetrics         = "list_metrics"
+	OpListProjects        = "list_projects"
 )
 
 // lifecycleOps are the operations an older service does not serve (see
@@ -347,6 +348,7 @@ func (s *Server) routes() http.Handler {
 	s.handle(mux, "/api/v2/projects/{projectId}/metrics",
 		endpoint{http.MethodPost, OpCreateMetric, s.createMetric},
 		endpoint{http.MethodGet, OpListMetrics, s.listMetrics})
+	s.handle(mux, "/api/v2/projects", endpoint{http.MethodGet, OpListProjects, s.listProjects})
 	s.handle(mux, "/api/v2/metrics/{metricId}",
 		endpoint{http.MethodGet, OpGetMetric, s.getMetric},
 		endpoint{http.MethodPatch, OpUpdateMetric, s.updateMetric},
@@ -634,6 +636,51 @@ func (s *Server) listMetrics(r *http.Request, _ []byte, tenant int) (func() repl
 		}
 		return reply{http.StatusOK, page}
 	}, reply{}
+}
+
+// listProjects is GET /projects: the projects the tenant's keys have used,
+// by id, paged like Metrics (the cursor is the position after the page).
+func (s *Server) listProjects(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
+	limit, from, errs := listQuery(r.URL.Query())
+	if len(errs) > 0 {
+		return nil, invalid(errs...)
+	}
+	return func() reply {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var ids []string
+		for id, owner := range s.projects {
+			if owner == tenant {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		total := len(ids)
+		rest := ids[min(from, total):]
+		page := projectPage{Data: []project{}, Total: total}
+		for _, id := range rest[:min(limit, len(rest))] {
+			page.Data = append(page.Data, project{ID: id})
+		}
+		if page.HasMore = len(rest) > limit; page.HasMore {
+			next := encodeCursor(from + limit)
+			page.NextCursor = &next
+		}
+		return reply{http.StatusOK, page}
+	}, reply{}
+}
+
+// project is a Project: the fake knows ids only.
+type project struct {
+	ID          string  `json:"id"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+type projectPage struct {
+	Data       []project `json:"data"`
+	NextCursor *string   `json:"nextCursor"`
+	HasMore    bool      `json:"hasMore"`
+	Total      int       `json:"total"`
 }
 
 // listQuery reads limit (1 to 100, default 20) and cursor: the page holds

@@ -113,6 +113,21 @@ var _ = Describe("Server", func() {
 		Expect(created[1].Metric.ID).To(Equal("met_00000002"))
 	})
 
+	It("lists the projects the key's tenant used, paged, for the connection probe", func() {
+		for _, p := range []string{"p2", "p1", "p3"} {
+			Expect(do(http.MethodPost, "/projects/"+p+"/metrics", `{"name":"m","evalType":"human","outputType":"boolean"}`).status).
+				To(Equal(http.StatusCreated))
+		}
+		a := do(http.MethodGet, "/projects?limit=2", "")
+		Expect(a.status).To(Equal(http.StatusOK))
+		Expect(a.body).To(MatchJSON(`{"data":[{"id":"p1","name":null,"description":null},{"id":"p2","name":null,"description":null}],
+			"nextCursor":"` + nextCursorOf(a.body) + `","hasMore":true,"total":3}`))
+		last := do(http.MethodGet, "/projects?limit=2&cursor="+nextCursorOf(a.body), "")
+		Expect(last.body).To(MatchJSON(`{"data":[{"id":"p3","name":null,"description":null}],"nextCursor":null,"hasMore":false,"total":3}`))
+		Expect(do(http.MethodGet, "/projects?limit=0", "").status).To(Equal(http.StatusBadRequest))
+		Expect(fake.Calls(evalapitest.OpListProjects)).To(Equal(3))
+	})
+
 	It("answers deletions with success and records them", func() {
 		a := do(http.MethodPost, "/testcases/bulk-delete", `{"ids":["tc1","tc2"]}`)
 		Expect(a.status).To(Equal(http.StatusOK))
@@ -695,3 +710,12 @@ var _ = Describe("Server", func() {
 		})
 	})
 })
+
+// nextCursorOf is the nextCursor of a list answer.
+func nextCursorOf(body string) string {
+	var page struct {
+		NextCursor string `json:"nextCursor"`
+	}
+	Expect(json.Unmarshal([]byte(body), &page)).To(Succeed())
+	return page.NextCursor
+}
