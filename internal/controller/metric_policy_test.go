@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -104,6 +105,7 @@ var _ = Describe("Metric management policies", func() {
 				HaveField("Message", And(ContainSubstring("description, guidelines"), Not(ContainSubstring("secret words"))))))
 			Expect(m.Status.Guidelines).To(Equal(ptr.To("edited in the UI")), "status is what the service holds")
 			Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
+			Expect(kstatusOf(m)).To(Equal(kstatus.CurrentStatus), "kstatus ignores Synced: Flux and kubectl wait see it Ready")
 			Eventually(eventCount(ns, m.Name, v1alpha1.ReasonDrifted)).Should(Equal(1))
 
 			// The same difference at the next check is no news, and writes nothing.
