@@ -98,6 +98,22 @@ var _ = Describe("import", func() {
 		Expect(upstream.Creates()).To(Equal(120), "importing created nothing")
 	})
 
+	It("writes read-only mirrors with --observe", func(ctx SpecContext) {
+		createRemote(ctx, upstream, "proj-a", 3)
+		ns, err := framework.NewNamespace(ctx, k8s, "import-observe-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		stdout, stderr, err := run(ctx, map[string]string{envAPIKey: evalapitest.DefaultKey},
+			"import", "--project-id", "proj-a", "-n", ns, "--observe", "--api-url", upstream.URL())
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		ms := decodeMetrics(strings.NewReader(stdout))
+		Expect(ms).To(HaveLen(3))
+		for i := range ms {
+			Expect(ms[i].Spec.ManagementPolicies).To(Equal([]v1alpha1.ManagementAction{v1alpha1.ManagementObserve}))
+			Expect(k8s.Create(ctx, &ms[i])).To(Succeed(), "Metric %s", ms[i].Name)
+		}
+		Expect(stdout).To(ContainSubstring("managementPolicies:\n  - Observe\n"))
+	})
+
 	It("writes one file per Metric with -o DIR, the key read from a file", func(ctx SpecContext) {
 		createRemote(ctx, upstream, "proj-a", 3)
 		dir := GinkgoT().TempDir()
