@@ -52,19 +52,9 @@ func (r *MetricReconciler) createOrAdopt(ctx context.Context, conn *remote.Conne
 			return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 		}
 	}
-	named, complete, err := listWhere(ctx, c, m.Spec.ProjectID, byNamePages,
-		func(got evalapi.Metric) bool { return got.Name == m.Spec.Name })
-	if err != nil {
-		o, res, err := listFailure(m, err)
-		if o.reason == v1alpha1.ReasonCreateOutcomeUnknown {
-			// Nothing was sent: the list itself failed for good.
-			o = stalled(v1alpha1.ReasonRejected, "adopting by name: listing the project's Metrics failed: "+err.Error())
-		}
+	free, complete, o, res, err := r.listNamed(ctx, c, m)
+	if err != nil || o.phase != phaseReady {
 		return r.withoutPending(ctx, m, o, res, err)
-	}
-	free, err := r.recovery.claim(ctx, r.client, m, named)
-	if err != nil {
-		return progressing(v1alpha1.ReasonCreating, "reading which Metrics other objects claim"), ctrl.Result{}, err
 	}
 	lookAgain := ctrl.Result{RequeueAfter: conn.DriftInterval}
 	switch {
@@ -79,7 +69,58 @@ func (r *MetricReconciler) createOrAdopt(ctx context.Context, conn *remote.Conne
 	case !canCreate:
 		return r.withoutPending(ctx, m, noneNamed(m), lookAgain, nil)
 	}
-	return r.create(ctx, conn, c, m)
+	o, res, err = r.create(ctx, conn, c, m)
+	if err != nil || o.reason != v1alpha1.ReasonCreated {
+		return o, res, err
+	}
+	// Another cluster may have listed and created at the same instant: a
+	// race no list can close. Listing again after the create finds the
+	// pair, as at least the later of the two creates sees the earlier.
+	if held, ho, hres, herr := r.holdIfAmbiguous(ctx, conn, c, m); held {
+		return ho, hres, herr
+	}
+	return o, res, err
+}
+
+// listNamed lists the project's Metrics named as m's spec that no other
+// object of the cluster holds. A Ready o means the list succeeded; any other
+// o is the outcome of its failure.
+func (r *MetricReconciler) listNamed(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
+	free []evalapi.Metric, complete bool, o outcome, res ctrl.Result, err error,
+) {
+	named, complete, err := listWhere(ctx, c, m.Spec.ProjectID, byNamePages,
+		func(got evalapi.Metric) bool { return got.Name == m.Spec.Name })
+	if err != nil {
+		o, res, err := listFailure(m, err)
+		if o.reason == v1alpha1.ReasonCreateOutcomeUnknown {
+			// Nothing was sent: the list itself failed for good.
+			o = stalled(v1alpha1.ReasonRejected, "adopting by name: listing the project's Metrics failed: "+err.Error())
+		}
+		return nil, false, o, res, err
+	}
+	if free, err = r.recovery.claim(ctx, r.client, m, named); err != nil {
+		return nil, false, progressing(v1alpha1.ReasonCreating, "reading which Metrics other objects claim"), ctrl.Result{}, err
+	}
+	return free, complete, ready("", ""), ctrl.Result{}, nil
+}
+
+// holdIfAmbiguous keeps a ByName Metric with a recorded id Stalled on
+// AmbiguousName while its project holds other Metrics of its name that no
+// object of the cluster holds (two clusters created it at once): it neither
+// updates nor creates until a person deletes the extra copies.
+func (r *MetricReconciler) holdIfAmbiguous(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+	bool, outcome, ctrl.Result, error,
+) {
+	free, _, o, res, err := r.listNamed(ctx, c, m)
+	if err != nil || o.phase != phaseReady {
+		return true, o, res, err
+	}
+	if len(free) < 2 {
+		return false, outcome{}, ctrl.Result{}, nil
+	}
+	o = ambiguousName(m, free)
+	o.message = "remote Metric " + m.RecordedID() + " is recorded, but " + o.message
+	return true, o, ctrl.Result{RequeueAfter: conn.DriftInterval}, nil
 }
 
 // withoutPending ends a step that sent no create: a create-pending mark

@@ -249,6 +249,28 @@ var _ = Describe("Metric management policies", func() {
 			Expect(remoteNamed(up, "m")).To(ConsistOf(m.Status.ID))
 		})
 
+		It("finds a copy another cluster created at the same instant, and holds at AmbiguousName until it is gone", func() {
+			up.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Slow(time.Second))
+			m := byName("raced")
+			startManager(up.opts)
+			createMetric(m)
+			// While its create is under way, another cluster creates the same name.
+			Eventually(func() int { return up.Calls(evalapitest.OpCreateMetric) }).Should(Equal(1))
+			other := seed(evalapi.MetricRequest{Name: "m", EvalType: "human", OutputType: "boolean"})
+			Eventually(readyCondition(m), 5*time.Second).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonAmbiguousName),
+				HaveField("Message", ContainSubstring(other))))
+			own := m.Annotations[v1alpha1.MetricIDAnnotation]
+			Expect(own).NotTo(Or(BeEmpty(), Equal(other)), "its own id stays recorded: it never creates again")
+			updates := up.Calls(evalapitest.OpUpdateMetric)
+
+			Expect(up.RemoveMetric(other)).To(BeTrue())
+			touchSecret(ns, "copy-removed")
+			Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonAdopted))
+			Expect(m.Status.ID).To(Equal(own))
+			Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(2), "its own create and the other cluster's")
+			Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(updates))
+		})
+
 		It("without Create waits, RemoteNotFound, until a remote Metric has its name", func() {
 			m := byName("waiting", readOnly...)
 			startManager(up.opts)

@@ -87,6 +87,12 @@ func (r *MetricReconciler) syncRemote(ctx context.Context, conn *remote.Connecti
 		// The service refused this very spec; it would refuse it again.
 		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
 	}
+	if isStalledOn(m, v1alpha1.ReasonAmbiguousName) {
+		if held, o, res, err := r.holdIfAmbiguous(ctx, conn, conn.Client(), m); held {
+			return o, res, err
+		}
+		return r.adopt(ctx, conn.Client(), drift, m, id)
+	}
 	return r.update(ctx, conn.Client(), drift, m, id)
 }
 
