@@ -51,9 +51,15 @@ func startManager(ctx context.Context, name string, args ...string) *framework.M
 // manager's environment, as the chart's extraEnv adds it to the container's.
 func startManagerWithEnv(ctx context.Context, name string, env []string, args ...string) *framework.Manager {
 	GinkgoHelper()
+	return startManagerOn(ctx, controlPlane, name, env, args...)
+}
+
+// startManagerOn is startManagerWithEnv on another control plane, cp.
+func startManagerOn(ctx context.Context, cp *framework.ControlPlane, name string, env []string, args ...string) *framework.Manager {
+	GinkgoHelper()
 	probeAddr, err := framework.FreeAddr()
 	Expect(err).NotTo(HaveOccurred())
-	m, err := framework.StartManagerWithEnv(managerBinary, controlPlane.Kubeconfig, probeAddr, env, &prefixed{name: name},
+	m, err := framework.StartManagerWithEnv(managerBinary, cp.Kubeconfig, probeAddr, env, &prefixed{name: name},
 		append([]string{"--metrics-bind-address=0"}, args...)...)
 	Expect(err).NotTo(HaveOccurred())
 	// One killed after stopGrace has stopped all the same; its log shows why.
