@@ -53,10 +53,12 @@ type cluster struct {
 }
 
 // apply creates the namespace, its key Secret and ms in c, as a sync of the
-// repository would.
+// repository would. The spec's Metrics go when it ends: left behind, they
+// would claim ids of the next spec's service.
 func (c cluster) apply(ctx context.Context, ns string, ms []*v1alpha1.Metric) {
 	GinkgoHelper()
 	Expect(c.k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	DeferCleanup(removeAllIn, c.k8s, ns)
 	Expect(c.k8s.Create(ctx, framework.KeySecret(ns, framework.KeySecretName, c.key))).To(Succeed())
 	for _, m := range ms {
 		Expect(c.k8s.Create(ctx, m.DeepCopy())).To(Succeed())
@@ -132,17 +134,16 @@ var _ = Describe("Several clusters, one repository", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		two = cluster{name: "cluster-two", cp: cp, k8s: c, key: keyTwo}
 	})
-	newUpstream := func() *evalapitest.Server {
-		upstream := evalapitest.New(evalapitest.WithKeys(keyOne, keyTwo))
+	newUpstream := func(ns string) *evalapitest.Server {
+		upstream := evalapitest.New(evalapitest.WithKeys(keyOne, keyTwo), evalapitest.WithIDPrefix("met_"+ns+"_"))
 		DeferCleanup(upstream.Close)
 		return upstream
 	}
 
 	It("one writer, the other read-only by name: one remote Metric each, one correction, one DELETE", func(ctx SpecContext) {
 		const n = 5
-		upstream := newUpstream()
 		ns := "multi-observe"
-		DeferCleanup(removeAll, ns)
+		upstream := newUpstream(ns)
 		ms := repository(ns, n)
 		mirrors := readOnly(ms)
 		// The observer starts first: it waits for the writer's creates.
@@ -196,9 +197,8 @@ var _ = Describe("Several clusters, one repository", Ordered, func() {
 
 	It("two writers by name, the second after the first synced: one remote Metric each, no PATCH war", func(ctx SpecContext) {
 		const n = 5
-		upstream := newUpstream()
 		ns := "multi-write"
-		DeferCleanup(removeAll, ns)
+		upstream := newUpstream(ns)
 		ms := repository(ns, n)
 		one.apply(ctx, ns, ms)
 		one.manager(ctx, upstream)
@@ -225,9 +225,8 @@ var _ = Describe("Several clusters, one repository", Ordered, func() {
 
 	It("measures how often two writers started together duplicate, and settles each pair into AmbiguousName", func(ctx SpecContext) {
 		const n = 100
-		upstream := newUpstream()
 		ns := "multi-race"
-		DeferCleanup(removeAll, ns)
+		upstream := newUpstream(ns)
 		ms := repository(ns, n)
 		one.apply(ctx, ns, ms)
 		two.apply(ctx, ns, ms)
@@ -261,7 +260,7 @@ var _ = Describe("Several clusters, one repository", Ordered, func() {
 			case 2:
 				duplicated++
 				Expect(stalledOn(&first[i], v1alpha1.ReasonAmbiguousName) || stalledOn(&second[i], v1alpha1.ReasonAmbiguousName)).
-					To(BeTrue(), "the pair of %s is reported, not silent", m.Spec.Name)
+					To(BeTrue(), "the pair of %s is reported, not silent: %v, %v", m.Spec.Name, first[i].Status.Conditions, second[i].Status.Conditions)
 			default:
 				Fail(fmt.Sprintf("%d remote Metrics named %s", remotes[m.Spec.Name], m.Spec.Name))
 			}
