@@ -39,12 +39,19 @@ func (r *MetricReconciler) createOrAdopt(ctx context.Context, conn *remote.Conne
 	outcome, ctrl.Result, error,
 ) {
 	canCreate := m.Spec.Allows(v1alpha1.ManagementCreate)
-	if m.Spec.AdoptionPolicy != v1alpha1.AdoptionByName {
-		if !canCreate {
-			return r.withoutPending(ctx, m, createNotAllowed(m), ctrl.Result{}, nil)
-		}
-		return r.create(ctx, conn, c, m)
+	switch {
+	case m.Spec.AdoptionPolicy == v1alpha1.AdoptionByName:
+		return r.byName(ctx, conn, c, m, canCreate)
+	case !canCreate:
+		return r.withoutPending(ctx, m, createNotAllowed(m), ctrl.Result{}, nil)
 	}
+	return r.create(ctx, conn, c, m)
+}
+
+// byName adopts the project's one Metric named as m's spec, or creates it
+// where canCreate.
+func (r *MetricReconciler) byName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
+	canCreate bool) (outcome, ctrl.Result, error) {
 	if canCreate && !conn.Local && !m.CreatePending() {
 		// The mark goes before the list: a crash between the list and the
 		// create is then settled from the service's list, as any cut-off create.

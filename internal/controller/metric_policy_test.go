@@ -26,8 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
-	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"k8s.io/utils/ptr"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -106,14 +106,14 @@ var _ = Describe("Metric management policies", func() {
 			Expect(m.Status.Guidelines).To(Equal(ptr.To("edited in the UI")), "status is what the service holds")
 			Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
 			Expect(kstatusOf(m)).To(Equal(kstatus.CurrentStatus), "kstatus ignores Synced: Flux and kubectl wait see it Ready")
-			Eventually(eventCount(ns, m.Name, v1alpha1.ReasonDrifted)).Should(Equal(1))
+			Eventually(driftedEvents(ns, m.Name)).Should(Equal(1))
 
 			// The same difference at the next check is no news, and writes nothing.
 			Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 			version := m.ResourceVersion
 			nextCheck("same-drift")
 			Eventually(func() int { return up.Calls(evalapitest.OpGetMetric) }).Should(Equal(3))
-			Consistently(eventCount(ns, m.Name, v1alpha1.ReasonDrifted), time.Second).Should(Equal(1))
+			Consistently(driftedEvents(ns, m.Name), time.Second).Should(Equal(1))
 			Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 			Expect(m.ResourceVersion).To(Equal(version))
 
@@ -121,7 +121,7 @@ var _ = Describe("Metric management policies", func() {
 			Expect(up.EditMetric(id, func(r *evalapi.Metric) { r.Name = "renamed" })).To(BeTrue())
 			nextCheck("more-drift")
 			Eventually(syncedCondition(m)).Should(HaveField("Message", ContainSubstring("name, description, guidelines")))
-			Eventually(eventCount(ns, m.Name, v1alpha1.ReasonDrifted)).Should(Equal(2))
+			Eventually(driftedEvents(ns, m.Name)).Should(Equal(2))
 		})
 
 		It("does not send a spec edit, and reports it", func() {
@@ -157,7 +157,9 @@ var _ = Describe("Metric management policies", func() {
 		Expect(remoteOf(up, id).Description).To(BeNil())
 
 		// Allowing Update sends it, once.
-		editSpec(m, func(s *v1alpha1.MetricSpec) { s.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementAll} })
+		editSpec(m, func(s *v1alpha1.MetricSpec) {
+			s.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementAll}
+		})
 		Eventually(syncedCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpToDate))
 		Expect(remoteOf(up, id).Description).To(Equal(ptr.To("edited in Git")))
 		Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
@@ -173,7 +175,7 @@ var _ = Describe("Metric management policies", func() {
 		Expect(up.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))
 		Eventually(eventReasons(ns, m.Name, corev1.EventTypeNormal)).Should(ContainElement(v1alpha1.EventDriftCorrected))
 		Expect(syncedCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpToDate))
-		Expect(eventCount(ns, m.Name, v1alpha1.ReasonDrifted)()).To(BeZero())
+		Expect(driftedEvents(ns, m.Name)()).To(BeZero())
 	})
 
 	It("without Delete keeps the remote Metric whatever deletionPolicy says", func() {
@@ -246,7 +248,7 @@ var _ = Describe("Metric management policies", func() {
 			Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1), "only the seed: the list is still under way")
 			Eventually(readyCondition(m), 5*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 			Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(2))
-			Expect(remoteNamed(up, "m")).To(ConsistOf(m.Status.ID))
+			Expect(remoteNamed(up, m.Spec.Name)).To(ConsistOf(m.Status.ID))
 		})
 
 		It("finds a copy another cluster created at the same instant, and holds at AmbiguousName until it is gone", func() {
@@ -291,7 +293,7 @@ var _ = Describe("Metric management policies", func() {
 			held := readyMetric(holder, v1alpha1.ReasonCreated)
 			m := byName("second")
 			Expect(readyMetric(m, v1alpha1.ReasonCreated)).NotTo(Equal(held))
-			Expect(remoteNamed(up, "m")).To(HaveLen(2))
+			Expect(remoteNamed(up, m.Spec.Name)).To(HaveLen(2))
 		})
 	})
 })
@@ -304,15 +306,15 @@ func syncedCondition(m *v1alpha1.Metric) func(Gomega) *metav1.Condition {
 	}
 }
 
-// eventCount counts the occurrences of the events of reason about an object,
-// repeats folded into an event series included.
-func eventCount(ns, name, reason string) func() int {
+// driftedEvents counts the Drifted events about an object, repeats folded
+// into an event series included.
+func driftedEvents(ns, name string) func() int {
 	return func() int {
 		var events eventsv1.EventList
 		Expect(k8s.List(rootCtx, &events, client.InNamespace(ns))).To(Succeed())
 		n := 0
 		for _, e := range events.Items {
-			if e.Regarding.Name != name || e.Reason != reason {
+			if e.Regarding.Name != name || e.Reason != v1alpha1.ReasonDrifted {
 				continue
 			}
 			n++

@@ -61,7 +61,9 @@ var _ = Describe("writes a Metric's managementPolicies forbid", func() {
 	It(`refuses a PATCH and a DELETE of a read-only Metric (["Observe"]) and writes nothing`, func() {
 		restrict(evaluationv1alpha1.ManagementObserve)
 		generation := m.Generation
-		expectRefused(func() reply { return patchMetric(t, id, `{"evalType":"human","outputType":"boolean","name":"renamed"}`) },
+		expectRefused(func() reply {
+			return patchMetric(t, id, `{"evalType":"human","outputType":"boolean","name":"renamed"}`)
+		},
 			"Update")
 		expectRefused(func() reply { return deleteMetric(t, id) }, "Delete")
 
