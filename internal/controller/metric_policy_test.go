@@ -287,6 +287,33 @@ var _ = Describe("Metric management policies", func() {
 			Expect(writes()).To(Equal(1), "the test's own create")
 		})
 
+		Describe("after a crash between the pending mark and the create", func() {
+			// crashed is m as a crash after its pending mark, written at
+			// testStart, left it; the manager starts once that create is over.
+			crashed := func(m *v1alpha1.Metric) *v1alpha1.Metric {
+				m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: "2026-11-21T10:00:00Z"}
+				clock.SetTime(testStart.Add(time.Minute))
+				return m
+			}
+
+			It("adopts the Metric of its name it listed, and creates none", func() {
+				id := seed(evalapi.MetricRequest{Name: "m", EvalType: "human", OutputType: "boolean", Guidelines: ptr.To("from the UI")})
+				m := crashed(byName("crashed-adopts"))
+				startManager(up.opts)
+				Expect(readyMetric(m, v1alpha1.ReasonAdopted)).To(Equal(id))
+				Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
+				Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1), "the seed only")
+			})
+
+			It("creates once when no Metric has its name", func() {
+				m := crashed(byName("crashed-creates"))
+				startManager(up.opts)
+				id := readyMetric(m, v1alpha1.ReasonCreated)
+				Expect(remoteNamed(up, m.Spec.Name)).To(ConsistOf(id))
+				Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(Equal(1))
+			})
+		})
+
 		It("leaves a remote Metric another object holds to it, and creates its own", func() {
 			startManager(up.opts)
 			holder := humanBoolean(ns, "holder")
