@@ -130,8 +130,8 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.Float64Var(&c.apiQPS, "api-qps", 20, "Requests per second the operator sends to the Evaluation Service.")
 	fs.IntVar(&c.apiBurst, "api-burst", 40, "Requests the operator may send at once above --api-qps.")
 	fs.IntVar(&c.apiMaxInFlight, "api-max-in-flight", 0,
-		"Requests the operator has in flight to the Evaluation Service at once; 0 means as many as the workers. "+
-			"Below --max-concurrent-reconciles, the other workers write to the API server meanwhile.")
+		"Requests the operator has in flight to the Evaluation Service at once; 0 means half of --max-concurrent-reconciles, "+
+			"so a slow service leaves the workers of other services' objects free. Also the default of a service's limits.maxInFlight.")
 	fs.DurationVar(&c.apiTimeout, "api-timeout", 10*time.Second, "Timeout of each request to the Evaluation Service.")
 	fs.IntVar(&c.bulkDeleteBatchSize, "bulk-delete-batch-size", 100, "Testcase ids per bulk-delete request (1 to 10000).")
 	fs.IntVar(&c.maxConcurrentReconciles, "max-concurrent-reconciles", 8, "Objects of each kind reconciled in parallel.")
@@ -329,13 +329,8 @@ func (c *config) service() (evalapi.Service, error) {
 	if c.apiURL == "" {
 		return nil, nil
 	}
-	return evalapi.NewClient(evalapi.Options{
-		BaseURL:     c.apiURL,
-		Timeout:     c.apiTimeout,
-		QPS:         c.apiQPS,
-		Burst:       c.apiBurst,
-		MaxInFlight: c.apiMaxInFlight,
-	})
+	// Its limits are applied by the connector, which never makes a worker wait.
+	return evalapi.NewClient(evalapi.Options{BaseURL: c.apiURL, Timeout: c.apiTimeout})
 }
 
 func run(c config) error {
@@ -395,10 +390,15 @@ func run(c config) error {
 		return fmt.Errorf("--api-url: %w", err)
 	}
 	connector := remote.NewConnector(mgr.GetAPIReader(), remote.Defaults{
-		Service:             svc,
-		DefaultAPIKeySecret: c.defaultAPIKeySecret,
-		DriftInterval:       c.driftInterval,
-		BulkDeleteBatchSize: c.bulkDeleteBatchSize,
+		Service: svc,
+		Limits: remote.Limits{QPS: c.apiQPS, Burst: c.apiBurst, MaxInFlight: c.apiMaxInFlight,
+			Timeout: c.apiTimeout},
+		DefaultAPIKeySecret:          c.defaultAPIKeySecret,
+		DriftInterval:                c.driftInterval,
+		BulkDeleteBatchSize:          c.bulkDeleteBatchSize,
+		Services:                     mgr.GetClient(),
+		Workers:                      c.maxConcurrentReconciles,
+		AllowPrivateServiceAddresses: c.allowPrivateServices,
 	})
 	if err := controller.SetupWithManager(mgr, controller.Options{
 		Connector:                    connector,

@@ -30,6 +30,12 @@ type Object interface {
 	metav1.Object
 	runtime.Object
 	GetAPIKeySecretRef() *SecretKeySelector
+	// GetServiceRef returns spec.serviceRef, or nil.
+	GetServiceRef() *ServiceReference
+	// SetResolvedService records in status the service the object resolved to.
+	SetResolvedService(string)
+	// GetResolvedService returns status.service.
+	GetResolvedService() string
 	GetConditions() *[]metav1.Condition
 	SetObservedGeneration(int64)
 	GetObservedRetry() string
@@ -50,6 +56,33 @@ func (d *TestsetDeletion) GetAPIKeySecretRef() *SecretKeySelector { return d.Spe
 
 // GetAPIKeySecretRef returns the TestcaseDeletion's Secret reference, or nil.
 func (d *TestcaseDeletion) GetAPIKeySecretRef() *SecretKeySelector { return d.Spec.APIKeySecretRef }
+
+// GetServiceRef returns the Metric's service reference, or nil.
+func (m *Metric) GetServiceRef() *ServiceReference { return m.Spec.ServiceRef }
+
+// GetServiceRef returns the TestsetDeletion's service reference, or nil.
+func (d *TestsetDeletion) GetServiceRef() *ServiceReference { return d.Spec.ServiceRef }
+
+// GetServiceRef returns the TestcaseDeletion's service reference, or nil.
+func (d *TestcaseDeletion) GetServiceRef() *ServiceReference { return d.Spec.ServiceRef }
+
+// SetResolvedService records the Metric's resolved service.
+func (m *Metric) SetResolvedService(s string) { m.Status.Service = s }
+
+// SetResolvedService records the TestsetDeletion's resolved service.
+func (d *TestsetDeletion) SetResolvedService(s string) { d.Status.Service = s }
+
+// SetResolvedService records the TestcaseDeletion's resolved service.
+func (d *TestcaseDeletion) SetResolvedService(s string) { d.Status.Service = s }
+
+// GetResolvedService returns the Metric's resolved service.
+func (m *Metric) GetResolvedService() string { return m.Status.Service }
+
+// GetResolvedService returns the TestsetDeletion's resolved service.
+func (d *TestsetDeletion) GetResolvedService() string { return d.Status.Service }
+
+// GetResolvedService returns the TestcaseDeletion's resolved service.
+func (d *TestcaseDeletion) GetResolvedService() string { return d.Status.Service }
 
 // GetConditions returns the Metric's conditions.
 func (m *Metric) GetConditions() *[]metav1.Condition { return &m.Status.Conditions }

@@ -53,6 +53,17 @@ const (
 	// behind never causes a second create.
 	RecreateAnnotation = Prefix + "recreate"
 
+	// ServiceAnnotation records the service a Metric's remote id belongs
+	// to: the normalised base URL of the service it was created on or
+	// adopted from, or "standalone". It is written with the create-pending
+	// mark and with the id; an object whose service later resolves to
+	// another URL makes no call (Stalled, reason ServiceChanged).
+	ServiceAnnotation = Prefix + "service-url"
+
+	// ServiceFinalizer holds an EvaluationService or ClusterEvaluationService
+	// while objects still use it.
+	ServiceFinalizer = Prefix + "in-use"
+
 	// APIKeyLabel marks the Secrets whose apiKey the built-in REST server accepts.
 	APIKeyLabel = Prefix + "api-key"
 
@@ -169,6 +180,16 @@ const (
 	ReasonDrifted = "Drifted"
 	// ReasonUpToDate: the remote Metric equals the spec (Synced True).
 	ReasonUpToDate = "UpToDate"
+	// ReasonServiceNotFound: the service connection the object resolves to
+	// (spec.serviceRef) does not exist; retried when it appears.
+	ReasonServiceNotFound = "ServiceNotFound"
+	// ReasonServiceNotAllowed: the ClusterEvaluationService the object names
+	// does not allow the object's namespace.
+	ReasonServiceNotAllowed = "ServiceNotAllowed"
+	// ReasonServiceChanged: the object's remote id (or pending create)
+	// belongs to another service than the one it now resolves to; nothing is
+	// called until a person points it back or lets the id go.
+	ReasonServiceChanged = "ServiceChanged"
 )
 
 // Event reasons that are not condition reasons.
@@ -208,6 +229,43 @@ type SecretKeySelector struct {
 	Key string `json:"key,omitempty"`
 }
 
+// ServiceKind is the kind of a service connection.
+// +kubebuilder:validation:Enum=EvaluationService;ClusterEvaluationService
+type ServiceKind string
+
+const (
+	// KindEvaluationService is the namespaced service connection.
+	KindEvaluationService ServiceKind = "EvaluationService"
+	// KindClusterEvaluationService is the cluster-scoped service connection.
+	KindClusterEvaluationService ServiceKind = "ClusterEvaluationService"
+)
+
+// DefaultServiceName is the name of the EvaluationService, and then of the
+// ClusterEvaluationService, that serves the objects naming no service.
+const DefaultServiceName = "default"
+
+// ServiceReference names the service connection an object uses.
+type ServiceReference struct {
+	// kind is EvaluationService (in the object's own namespace) or
+	// ClusterEvaluationService.
+	// +required
+	Kind ServiceKind `json:"kind"`
+
+	// name is the name of the service connection.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+}
+
+// String is "Kind/name".
+func (r ServiceReference) String() string { return string(r.Kind) + "/" + r.Name }
+
+// ResolvedServiceFlags is status.service of an object served by the
+// manager's own flags (--api-url, or standalone without it).
+const ResolvedServiceFlags = "ManagerFlags"
+
 // ResourceID identifies a project, testset or testcase of the Evaluation Service.
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=128
@@ -240,6 +298,13 @@ type DeletionStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ObservedRetry string `json:"observedRetry,omitempty"`
+
+	// service is the service connection this object resolved to:
+	// `EvaluationService/<name>`, `ClusterEvaluationService/<name>`, or
+	// `ManagerFlags` (the operator's --api-url, or standalone without it).
+	// +optional
+	// +kubebuilder:validation:MaxLength=300
+	Service string `json:"service,omitempty"`
 
 	// conditions are Ready, Reconciling and Stalled.
 	// +optional

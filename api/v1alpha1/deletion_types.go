@@ -23,6 +23,7 @@ import (
 // TestsetDeletionSpec names the testset to delete. Immutable, except apiKeySecretRef.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="ttlSecondsAfterFinished cannot be added or removed after creation",fieldPath=".ttlSecondsAfterFinished",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="has(self.serviceRef) == has(oldSelf.serviceRef)",message="serviceRef cannot be added or removed after creation",fieldPath=".serviceRef",reason=FieldValueInvalid
 type TestsetDeletionSpec struct {
 	// testsetId is the id of the testset to delete. Immutable.
 	// +required
@@ -30,9 +31,18 @@ type TestsetDeletionSpec struct {
 	TestsetID ResourceID `json:"testsetId"`
 
 	// apiKeySecretRef selects the Secret key holding the `ak_...` API key.
-	// Defaults to the operator's --default-api-key-secret. May change (key rotation).
+	// Defaults to the service's apiKeySecretRef, else the operator's
+	// --default-api-key-secret. May change (key rotation).
 	// +optional
 	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// serviceRef names the service connection this deletion uses. Unset
+	// uses the EvaluationService named `default` in this namespace, else the
+	// ClusterEvaluationService named `default`, else the operator's flags.
+	// Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="serviceRef is immutable: create a new deletion instead",reason=FieldValueInvalid
+	ServiceRef *ServiceReference `json:"serviceRef,omitempty"`
 
 	// ttlSecondsAfterFinished deletes this object that many seconds after the
 	// deletion completed. Unset keeps it. Immutable.
@@ -86,6 +96,7 @@ type TestsetDeletionList struct {
 // TestcaseDeletionSpec lists the testcases to delete. Immutable, except apiKeySecretRef.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)",message="ttlSecondsAfterFinished cannot be added or removed after creation",fieldPath=".ttlSecondsAfterFinished",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="has(self.serviceRef) == has(oldSelf.serviceRef)",message="serviceRef cannot be added or removed after creation",fieldPath=".serviceRef",reason=FieldValueInvalid
 type TestcaseDeletionSpec struct {
 	// The immutability rule compares the joined ids because CEL equality of a
 	// set ignores order while status.deleted counts in list order; ids cannot
@@ -102,9 +113,18 @@ type TestcaseDeletionSpec struct {
 	TestcaseIDs []ResourceID `json:"testcaseIds"`
 
 	// apiKeySecretRef selects the Secret key holding the `ak_...` API key.
-	// Defaults to the operator's --default-api-key-secret. May change (key rotation).
+	// Defaults to the service's apiKeySecretRef, else the operator's
+	// --default-api-key-secret. May change (key rotation).
 	// +optional
 	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// serviceRef names the service connection this deletion uses. Unset
+	// uses the EvaluationService named `default` in this namespace, else the
+	// ClusterEvaluationService named `default`, else the operator's flags.
+	// Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="serviceRef is immutable: create a new deletion instead",reason=FieldValueInvalid
+	ServiceRef *ServiceReference `json:"serviceRef,omitempty"`
 
 	// ttlSecondsAfterFinished deletes this object that many seconds after the
 	// deletion completed. Unset keeps it. Immutable.

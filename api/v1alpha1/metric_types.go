@@ -131,9 +131,18 @@ type MetricSpec struct {
 	PassingThreshold *float64 `json:"passingThreshold,omitempty"`
 
 	// apiKeySecretRef selects the Secret key holding the `ak_...` API key used
-	// for this Metric. Defaults to the operator's --default-api-key-secret.
+	// for this Metric. Defaults to the service's apiKeySecretRef, else the
+	// operator's --default-api-key-secret.
 	// +optional
 	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// serviceRef names the service connection this Metric uses. Unset uses
+	// the EvaluationService named `default` in this namespace, else the
+	// ClusterEvaluationService named `default`, else the operator's flags.
+	// Changing where the Metric resolves once it has a remote id stops it
+	// (Stalled, reason ServiceChanged) unless the URL stays the same.
+	// +optional
+	ServiceRef *ServiceReference `json:"serviceRef,omitempty"`
 
 	// deletionPolicy says what happens to the remote Metric when this object
 	// is deleted: `Delete` (the default) deletes it in the service first;
@@ -259,6 +268,13 @@ type MetricStatus struct {
 	// +kubebuilder:validation:MaxLength=253
 	ObservedRetry string `json:"observedRetry,omitempty"`
 
+	// service is the service connection this Metric resolved to:
+	// `EvaluationService/<name>`, `ClusterEvaluationService/<name>`, or
+	// `ManagerFlags` (the operator's --api-url, or standalone without it).
+	// +optional
+	// +kubebuilder:validation:MaxLength=300
+	Service string `json:"service,omitempty"`
+
 	// conditions are Ready, Reconciling, Stalled and Synced; Ready's reason
 	// always says why it has its status. Synced is True when the remote
 	// Metric equals the spec, False (reason Drifted) when it differs and
@@ -287,6 +303,7 @@ type MetricStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Synced",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.projectId`,priority=1
+// +kubebuilder:printcolumn:name="Service",type=string,JSONPath=`.status.service`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Metric struct {
 	metav1.TypeMeta `json:",inline"`

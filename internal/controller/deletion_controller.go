@@ -73,8 +73,9 @@ func (r *deletionReconciler[T]) sync(ctx context.Context, d T, p *statusPatcher)
 		return o, ctrl.Result{}, err
 	}
 	conn, err := r.connector.Connect(ctx, d)
+	p.Resolved(conn.Service)
 	if err != nil {
-		return progressing(v1alpha1.ReasonDeleting, err.Error()), ctrl.Result{}, err
+		return connectFailure(err)
 	}
 	return r.send(ctx, conn, conn.Client(), d, p)
 }

@@ -55,7 +55,7 @@ func (r *MetricReconciler) byName(ctx context.Context, conn *remote.Connection, 
 	if canCreate && !conn.Local && !m.CreatePending() {
 		// The mark goes before the list: a crash between the list and the
 		// create is then settled from the service's list, as any cut-off create.
-		if err := r.markPending(ctx, m); err != nil {
+		if err := r.markPending(ctx, m, conn.Endpoint); err != nil {
 			return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 		}
 	}
@@ -150,7 +150,13 @@ func (r *MetricReconciler) withoutPending(ctx context.Context, m *v1alpha1.Metri
 func (r *MetricReconciler) adoptByName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric, id string) (
 	outcome, ctrl.Result, error,
 ) {
-	if err := r.annotateID(ctx, m, id); err != nil {
+	// The id and the service it belongs to, in one write (with or without a pending mark).
+	err := r.patchAnnotations(ctx, m, map[string]any{
+		v1alpha1.MetricIDAnnotation:      id,
+		v1alpha1.CreatePendingAnnotation: nil,
+		v1alpha1.ServiceAnnotation:       conn.Endpoint,
+	})
+	if err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the remote id adopted by name"), ctrl.Result{}, err
 	}
 	o, res, err := r.adopt(ctx, c, r.drift.every(conn.DriftInterval), m, id)

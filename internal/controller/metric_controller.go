@@ -59,19 +59,20 @@ func (r *MetricReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if live, err := r.getLive(ctx, req, m); !live {
 		return ctrl.Result{}, err
 	}
-	conn, err := r.connector.Connect(ctx, m)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	conn, cerr := r.connector.Connect(ctx, m)
 	if err := r.readWhole(ctx, m, r.drift.every(conn.DriftInterval)); err != nil {
 		return ctrl.Result{}, err
 	}
 	p := r.newStatusPatcher(m)
+	p.Resolved(conn.Service)
 	if o, held := holdIfPaused(m); held {
 		return p.Finish(ctx, o, ctrl.Result{}, nil)
 	}
 	if !m.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, conn, m, p)
+		return r.finalize(ctx, conn, cerr, m, p)
+	}
+	if o, stop, err := r.checkService(ctx, conn, cerr, m); stop {
+		return p.Finish(ctx, o, ctrl.Result{}, err)
 	}
 	if err := r.syncFinalizer(ctx, conn, m); err != nil {
 		return ctrl.Result{}, err
@@ -120,7 +121,7 @@ func (r *MetricReconciler) create(ctx context.Context, conn *remote.Connection, 
 	guarded := false
 	guard := func(ctx context.Context) error {
 		guarded = true
-		return r.markPending(ctx, m)
+		return r.markPending(ctx, m, conn.Endpoint)
 	}
 	// Once the create is marked pending, see it through to its answer even
 	// when the manager is stopping (a rolling update): cancelling it mid-flight
@@ -131,7 +132,7 @@ func (r *MetricReconciler) create(ctx context.Context, conn *remote.Connection, 
 	case err != nil && !guarded:
 		return upstreamFailure(err)
 	case !guarded:
-		return r.recordLocalID(ctx, m, resp)
+		return r.recordLocalID(ctx, m, conn.Endpoint, resp)
 	case !m.CreatePending():
 		// The guard itself failed: nothing was sent.
 		return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
@@ -162,16 +163,18 @@ func (r *MetricReconciler) create(ctx context.Context, conn *remote.Connection, 
 // Update, not Patch: it fails on a stale resourceVersion, so two workers
 // holding different views of this Metric cannot both send the create. The
 // same write adds the finalizer: from here on a remote Metric may exist.
-func (r *MetricReconciler) markPending(ctx context.Context, m *v1alpha1.Metric) error {
+func (r *MetricReconciler) markPending(ctx context.Context, m *v1alpha1.Metric, endpoint string) error {
 	if m.Annotations == nil {
 		m.Annotations = map[string]string{}
 	}
 	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.clock.Now().UTC().Format(time.RFC3339)
+	m.Annotations[v1alpha1.ServiceAnnotation] = endpoint
 	if m.Spec.DeletesRemote() {
 		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
 	}
 	if err := r.client.Update(ctx, m); err != nil {
 		delete(m.Annotations, v1alpha1.CreatePendingAnnotation)
+		delete(m.Annotations, v1alpha1.ServiceAnnotation)
 		return fmt.Errorf("recording the pending create: %w", err)
 	}
 	return nil
@@ -182,10 +185,14 @@ func (r *MetricReconciler) markPending(ctx context.Context, m *v1alpha1.Metric) 
 // locally and is recorded in one write, without the create-pending guard.
 // The write is conditional on the resourceVersion, so a reconcile working
 // from a stale copy cannot replace an id recorded meanwhile.
-func (r *MetricReconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, resp evalapi.Metric) (
+func (r *MetricReconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, endpoint string, resp evalapi.Metric) (
 	outcome, ctrl.Result, error,
 ) {
-	if err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{v1alpha1.MetricIDAnnotation: resp.ID}); err != nil {
+	err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
+		v1alpha1.MetricIDAnnotation: resp.ID,
+		v1alpha1.ServiceAnnotation:  endpoint,
+	})
+	if err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 	}
 	remote.SetStatus(&m.Status, resp)
@@ -207,8 +214,13 @@ func (r *MetricReconciler) annotateID(ctx context.Context, m *v1alpha1.Metric, i
 	})
 }
 
+// clearPending drops create-pending once the create is known to have made
+// nothing, and with it the service the create was sent to.
 func (r *MetricReconciler) clearPending(ctx context.Context, m *v1alpha1.Metric) error {
-	return r.patchAnnotations(ctx, m, map[string]any{v1alpha1.CreatePendingAnnotation: nil})
+	return r.patchAnnotations(ctx, m, map[string]any{
+		v1alpha1.CreatePendingAnnotation: nil,
+		v1alpha1.ServiceAnnotation:       nil,
+	})
 }
 
 func (r *MetricReconciler) patchAnnotations(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {

@@ -88,9 +88,16 @@ func (r *MetricReconciler) patchFinalizer(ctx context.Context, m *v1alpha1.Metri
 // finalize runs while a Metric carrying the finalizer is being deleted: it
 // settles the remote Metric, by policy, then lets the object go. Until it
 // can, the conditions say why and how to force it.
-func (r *MetricReconciler) finalize(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric, p *statusPatcher) (
-	ctrl.Result, error,
-) {
+func (r *MetricReconciler) finalize(ctx context.Context, conn *remote.Connection, cerr error, m *v1alpha1.Metric,
+	p *statusPatcher) (ctrl.Result, error) {
+	if m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan && mayHaveRemote(m) {
+		// Whatever the policy, nothing is deleted through a service that
+		// cannot be used or does not hold the remote Metric.
+		if o, stop, err := r.checkService(ctx, conn, cerr, m); stop {
+			o.message += forceHint
+			return p.Finish(ctx, o, ctrl.Result{}, err)
+		}
+	}
 	if !wantsFinalizer(conn, m) {
 		return r.release(ctx, m, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
 			"deletionPolicy is Orphan, managementPolicies do not allow Delete, or the operator runs standalone: "+kept(m))

@@ -48,7 +48,11 @@ func recreateAllowed(m *v1alpha1.Metric, id string) bool {
 // and create-pending is never set while status.id still holds the old id.
 // The recreate annotation itself goes with the create's guarded update.
 func (r *MetricReconciler) forgetID(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric, id string) error {
-	if err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{v1alpha1.MetricIDAnnotation: nil}); err != nil {
+	err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
+		v1alpha1.MetricIDAnnotation: nil,
+		v1alpha1.ServiceAnnotation:  nil,
+	})
+	if err != nil {
 		return err
 	}
 	m.Status = v1alpha1.MetricStatus{ObservedGeneration: m.Status.ObservedGeneration, Conditions: m.Status.Conditions}

@@ -42,6 +42,8 @@ import (
 
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationservices;clusterevaluationservices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationservices/status;clusterevaluationservices/status,verbs=get;update;patch
+// A ClusterEvaluationService's namespaceSelector is matched against the namespace's labels.
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // defaultProbeInterval is how often a service is probed when nothing changes.
 const defaultProbeInterval = 10 * time.Minute
@@ -203,7 +205,17 @@ func setupServiceReconcilers(mgr ctrl.Manager, opts Options) error {
 	if err := setupServiceReconciler(mgr, namespaced, &v1alpha1.EvaluationServiceList{}); err != nil {
 		return err
 	}
-	return setupServiceReconciler(mgr, cluster, &v1alpha1.ClusterEvaluationServiceList{})
+	if err := setupServiceReconciler(mgr, cluster, &v1alpha1.ClusterEvaluationServiceList{}); err != nil {
+		return err
+	}
+	rec := mgr.GetEventRecorder("eval-operator")
+	err := setupInUseReconciler(mgr, &inUseReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), recorder: rec,
+		newObject: namespaced.newObject, connector: opts.Connector}, v1alpha1.KindEvaluationService)
+	if err != nil {
+		return err
+	}
+	return setupInUseReconciler(mgr, &inUseReconciler[*v1alpha1.ClusterEvaluationService]{client: mgr.GetClient(), recorder: rec,
+		newObject: cluster.newObject, connector: opts.Connector}, v1alpha1.KindClusterEvaluationService)
 }
 
 func setupServiceReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *serviceReconciler[T], list client.ObjectList) error {

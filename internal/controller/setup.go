@@ -134,11 +134,21 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, secretRefIndex, indexSecretRef(opts.Connector)); err != nil {
 			return fmt.Errorf("indexing %T by Secret: %w", k.obj, err)
 		}
+		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, resolvedServiceIndex, indexResolvedService); err != nil {
+			return fmt.Errorf("indexing %T by service: %w", k.obj, err)
+		}
+		users := serviceUsers{client: mgr.GetClient(), list: k.list}
 		err := ctrl.NewControllerManagedBy(mgr).
 			For(k.obj, builder.WithPredicates(k.preds)).
 			// Metadata only: Secret data is read at reconcile time and never cached.
 			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencingSecret(mgr.GetClient(), k.list)),
 				builder.OnlyMetadata).
+			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(users.ofServicesUsing),
+				builder.OnlyMetadata).
+			Watches(&v1alpha1.EvaluationService{}, handler.EnqueueRequestsFromMapFunc(users.of),
+				builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(&v1alpha1.ClusterEvaluationService{}, handler.EnqueueRequestsFromMapFunc(users.of),
+				builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			WithOptions(controller.Options{
 				MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 				RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](

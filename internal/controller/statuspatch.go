@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // statusPatcher writes one object's status during a reconcile, in the spirit
@@ -42,7 +43,13 @@ type statusPatcher struct {
 	obj      v1alpha1.Object
 	// snapshot is obj as of the start of the reconcile or the last checkpoint.
 	snapshot runtime.Object
+	// service is the service obj resolved to, recorded with every write:
+	// the reconcile's own writes to obj answer with the stored status.
+	service string
 }
+
+// Resolved records that the object resolved to service (status.service).
+func (p *statusPatcher) Resolved(service string) { p.service = service }
 
 // newStatusPatcher snapshots obj, whose status the reconcile is about to change.
 func (b *base) newStatusPatcher(obj v1alpha1.Object) *statusPatcher {
@@ -63,7 +70,14 @@ func (p *statusPatcher) Checkpoint(ctx context.Context, o outcome) error {
 // Finish ends a reconcile: it writes its outcome o (see write) and logs the
 // decision, o with res and err, at V(1). It returns what Reconcile returns:
 // res and err, or the error of writing the status.
+//
+// A reconcile whose call was held back by its service's own limits changed
+// nothing remote: it writes nothing and comes back when its turn is due.
 func (p *statusPatcher) Finish(ctx context.Context, o outcome, res ctrl.Result, err error) (ctrl.Result, error) {
+	if after, ok := remote.ThrottledFor(err); ok {
+		ctrl.LoggerFrom(ctx).V(1).Info("Throttled", "requeueAfter", after)
+		return ctrl.Result{RequeueAfter: after}, nil
+	}
 	if werr := p.write(ctx, o); werr != nil {
 		return ctrl.Result{}, werr
 	}
@@ -78,6 +92,9 @@ func (p *statusPatcher) write(ctx context.Context, o outcome) error {
 	readyChanged := changesState(*p.obj.GetConditions(), o)
 	setConditions(p.obj.GetConditions(), p.obj.GetGeneration(), o)
 	p.obj.SetObservedGeneration(p.obj.GetGeneration())
+	if p.service != "" {
+		p.obj.SetResolvedService(p.service)
+	}
 	if err := p.patch(ctx); err != nil {
 		return err
 	}

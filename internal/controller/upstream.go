@@ -63,6 +63,16 @@ func upstreamFailure(err error) (outcome, ctrl.Result, error) {
 		ctrl.Result{}, err
 }
 
+// connectFailure maps a service that could not be resolved: one that is
+// missing or not allowed waits for a change to the services (the service
+// watch re-triggers); a failed read backs off.
+func connectFailure(err error) (outcome, ctrl.Result, error) {
+	if s, ok := errors.AsType[*remote.ServiceError](err); ok {
+		return stalled(s.Reason, s.Message), ctrl.Result{}, nil
+	}
+	return progressing(v1alpha1.ReasonUpstreamUnavailable, "resolving the service: "+err.Error()), ctrl.Result{}, err
+}
+
 // keyFailure maps a call that failed because the object's key could not
 // be used, so nothing was sent: a missing or unusable key waits for its
 // Secret to change (the Secret watch re-triggers); a failed read of the

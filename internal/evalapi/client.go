@@ -73,6 +73,9 @@ type Options struct {
 	// busy as it allows while the other workers write to the API server,
 	// instead of every worker waiting on the service in turn.
 	MaxInFlight int
+	// MetricsLabel is the service label of the client's request metrics;
+	// empty means "ManagerFlags".
+	MetricsLabel string
 }
 
 // Client is the Service of a real Evaluation Service, over HTTP. It is safe
@@ -86,6 +89,8 @@ type Client struct {
 	userAgent string
 	// inflight holds a token per request in flight; nil without a limit.
 	inflight chan struct{}
+	// label is the service label of the request metrics.
+	label string
 }
 
 var _ Service = (*Client)(nil)
@@ -102,6 +107,10 @@ func NewClient(opts Options) (*Client, error) {
 		timeout:   opts.Timeout,
 		limiter:   rate.NewLimiter(rate.Inf, 0),
 		userAgent: opts.UserAgent,
+		label:     opts.MetricsLabel,
+	}
+	if c.label == "" {
+		c.label = "ManagerFlags"
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -117,6 +126,9 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	return c, nil
 }
+
+// BaseURL is the service's base URL.
+func (c *Client) BaseURL() string { return c.base.String() }
 
 func parseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
@@ -384,13 +396,13 @@ func (c *Client) send(ctx context.Context, req *http.Request, op serviceOp) (ans
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		observe(op, 0, start)
+		observe(c.label, op, 0, start)
 		return answer{}, written.Load(), err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	ans = answer{resp: resp}
 	ans.body, ans.bodyErr = readCapped(resp.Body)
-	observe(op, resp.StatusCode, start)
+	observe(c.label, op, resp.StatusCode, start)
 	return ans, true, nil
 }
 

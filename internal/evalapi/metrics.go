@@ -30,14 +30,14 @@ const codeError = "error"
 var (
 	upstreamRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "evaloperator_upstream_requests_total",
-		Help: "Requests sent to the Evaluation Service, by operation and HTTP status code (\"error\" when no answer arrived).",
-	}, []string{"operation", "code"})
+		Help: "Requests sent to the Evaluation Service, by service, operation and HTTP status code (\"error\" when no answer arrived).",
+	}, []string{"service", "operation", "code"})
 
 	upstreamDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "evaloperator_upstream_request_duration_seconds",
-		Help:    "Duration of requests to the Evaluation Service, from sending to reading the answer, by operation.",
+		Help:    "Duration of requests to the Evaluation Service, from sending to reading the answer, by service and operation.",
 		Buckets: prometheus.DefBuckets,
-	}, []string{"operation"})
+	}, []string{"service", "operation"})
 )
 
 // Registered with controller-runtime's registry so the manager's metrics
@@ -48,11 +48,14 @@ func init() {
 
 // observe records one request that was handed to the transport. statusCode
 // is 0 when no answer arrived.
-func observe(op serviceOp, statusCode int, start time.Time) {
+// service is the client's label: "ManagerFlags" for --api-url, else the
+// service object, "ClusterEvaluationService/<name>" or
+// "EvaluationService/<namespace>/<name>" (as many as there are services).
+func observe(service string, op serviceOp, statusCode int, start time.Time) {
 	code := codeError
 	if statusCode != 0 {
 		code = strconv.Itoa(statusCode)
 	}
-	upstreamRequests.WithLabelValues(op.label, code).Inc()
-	upstreamDuration.WithLabelValues(op.label).Observe(time.Since(start).Seconds())
+	upstreamRequests.WithLabelValues(service, op.label, code).Inc()
+	upstreamDuration.WithLabelValues(service, op.label).Observe(time.Since(start).Seconds())
 }

@@ -27,19 +27,38 @@ import (
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
+// Standalone is the Endpoint of every standalone service.
+const Standalone = "standalone"
+
 // Defaults are the manager's flags: the service objects use when nothing
-// else names one.
+// else names one, and the defaults of every service.
 type Defaults struct {
-	// Service is the --api-url service; nil runs standalone.
+	// Service is the --api-url service; nil runs standalone. Its limits
+	// are Limits, applied here: the Service itself should not wait.
 	Service evalapi.Service
+	// Limits bound the requests to Service, and to a service whose spec
+	// leaves a limit unset.
+	Limits Limits
 	// DefaultAPIKeySecret names the Secret, in each object's namespace, used
-	// when an object has no apiKeySecretRef.
+	// when neither the object nor its service names a key.
 	DefaultAPIKeySecret string
 	// DriftInterval is the time between two reads of a Ready Metric's
 	// remote copy; 0 turns drift checks off.
 	DriftInterval time.Duration
 	// BulkDeleteBatchSize is the number of testcase ids per bulk-delete call.
 	BulkDeleteBatchSize int
+
+	// Services reads EvaluationServices, ClusterEvaluationServices and
+	// Namespaces (the manager's cache). Nil resolves every object to the
+	// flags, as before the service kinds existed.
+	Services client.Reader
+	// Workers is the number of reconcile workers of each kind. A service
+	// whose MaxInFlight is 0 gets at most half of them in flight, so one
+	// slow service leaves the others' objects a worker.
+	Workers int
+	// AllowPrivateServiceAddresses lets an EvaluationService's URL reach
+	// loopback, link-local, unspecified and private addresses.
+	AllowPrivateServiceAddresses bool
 }
 
 // Connector resolves the service each object uses.
@@ -47,39 +66,65 @@ type Connector struct {
 	// secrets reads key Secrets, uncached.
 	secrets  client.Reader
 	defaults Defaults
+	flags    *service
+	services *serviceSet
 }
 
 // NewConnector returns a Connector that reads key Secrets with secrets (an
 // uncached reader: Secret data is never cached).
 func NewConnector(secrets client.Reader, d Defaults) *Connector {
-	return &Connector{secrets: secrets, defaults: d}
+	return &Connector{secrets: secrets, defaults: d, flags: flagsService(d), services: newServiceSet(d)}
 }
 
-// Connect resolves obj's service. It makes no call and reads no Secret.
-func (c *Connector) Connect(_ context.Context, obj v1alpha1.Object) (*Connection, error) {
-	local := c.defaults.Service == nil
+// Connect resolves obj's service: spec.serviceRef, else the
+// EvaluationService named default in obj's namespace, else the
+// ClusterEvaluationService named default (when it allows the namespace),
+// else the manager's flags. It makes no call and reads no Secret. The
+// Connection is never nil: on a *ServiceError its Service still names
+// what obj asked for.
+func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connection, error) {
+	s, err := c.resolve(ctx, obj)
+	if err != nil {
+		return &Connection{Service: serviceAsked(obj)}, err
+	}
 	conn := &Connection{
-		Local:   local,
-		secrets: c.secrets,
-		svc:     c.defaults.Service,
-		key:     keySource{field: v1alpha1.DefaultAPIKeySecretKey, required: !local},
-	}
-	if !local {
-		conn.DriftInterval = c.defaults.DriftInterval
-		conn.BulkDeleteBatch = c.defaults.BulkDeleteBatchSize
-	}
-	if name := c.KeySecretName(obj); name != "" {
-		conn.key.ref = &types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}
-		if ref := obj.GetAPIKeySecretRef(); ref != nil && ref.Key != "" {
-			conn.key.field = ref.Key
-		}
+		Service:         s.name,
+		Endpoint:        s.endpoint,
+		Local:           s.svc == nil,
+		DriftInterval:   s.driftInterval,
+		BulkDeleteBatch: s.bulkDeleteBatch,
+		secrets:         c.secrets,
+		svc:             s.svc,
+		gate:            s.gate,
+		holder:          obj.GetUID(),
+		key:             c.keySource(obj, s),
 	}
 	return conn, nil
 }
 
+// keySource is where obj's key is read: obj's own apiKeySecretRef, else
+// its service's, else the manager's default Secret in obj's namespace.
+func (c *Connector) keySource(obj v1alpha1.Object, s *service) keySource {
+	src := keySource{field: v1alpha1.DefaultAPIKeySecretKey, required: s.svc != nil}
+	ns, ref := obj.GetNamespace(), obj.GetAPIKeySecretRef()
+	if ref == nil && s.keyRef != nil {
+		ns, ref = s.keyNamespace, s.keyRef
+	}
+	switch {
+	case ref != nil:
+		src.ref = &types.NamespacedName{Namespace: ns, Name: ref.Name}
+		if ref.Key != "" {
+			src.field = ref.Key
+		}
+	case c.defaults.DefaultAPIKeySecret != "":
+		src.ref = &types.NamespacedName{Namespace: ns, Name: c.defaults.DefaultAPIKeySecret}
+	}
+	return src
+}
+
 // KeySecretName names the Secret, in obj's namespace, that holds obj's
-// key, or "" when there is none: obj's own apiKeySecretRef, else the
-// default one.
+// key when its service names none, or "": obj's own apiKeySecretRef, else
+// the default one.
 func (c *Connector) KeySecretName(obj v1alpha1.Object) string {
 	if ref := obj.GetAPIKeySecretRef(); ref != nil {
 		return ref.Name
@@ -89,6 +134,12 @@ func (c *Connector) KeySecretName(obj v1alpha1.Object) string {
 
 // Connection is one object's resolved service.
 type Connection struct {
+	// Service names the service connection: "EvaluationService/<name>",
+	// "ClusterEvaluationService/<name>" or v1alpha1.ResolvedServiceFlags.
+	Service string
+	// Endpoint is the service's normalised base URL, or Standalone: the
+	// service a remote id belongs to.
+	Endpoint string
 	// Local is true when the cluster is the system of record (a standalone
 	// service): there is no remote copy of anything, so a create cannot
 	// leave a duplicate behind, nothing remote is read back or deleted, and
@@ -103,16 +154,18 @@ type Connection struct {
 
 	secrets client.Reader
 	svc     evalapi.Service
+	gate    *gate
+	holder  types.UID
 	key     keySource
 }
 
-// Client returns the Client that acts for the object. The object's key is
-// read at the first call that sends it; a key that cannot be used fails that
-// call with a *KeyError before anything is sent.
+// Client returns the Client that acts for the object in one reconcile. The
+// object's key is read at the first call that sends it; a key that cannot
+// be used fails that call with a *KeyError before anything is sent.
 func (c *Connection) Client() Client {
 	key := &lazyKey{source: c.key, secrets: c.secrets}
 	if c.Local {
 		return standalone{key: key}
 	}
-	return httpClient{svc: c.svc, key: key}
+	return &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder}
 }

@@ -19,22 +19,49 @@ package remote
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 // httpClient is the Client of a real service: each method is one request,
-// sent with the object's key.
+// sent with the object's key once the service's gate admits it.
 type httpClient struct {
-	svc evalapi.Service
-	key *lazyKey
+	svc    evalapi.Service
+	key    *lazyKey
+	gate   *gate
+	holder types.UID
+	// started is set once a call of this reconcile got through the gate.
+	started bool
 }
 
-func (c httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
+// begin reads the key and passes the gate: the reconcile's first call is
+// admitted at once or told when to come back (*Throttled); later calls wait.
+func (c *httpClient) begin(ctx context.Context) (evalapi.APIKey, func(), error) {
 	key, err := c.key.get(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	var release func()
+	if c.started {
+		release, err = c.gate.wait(ctx)
+	} else {
+		release, err = c.gate.admit(c.holder)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	c.started = true
+	return key, release, nil
+}
+
+func (c *httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return Observation{}, err
 	}
+	defer release()
 	m, err := c.svc.GetMetric(ctx, key, id)
 	if err != nil {
 		return Observation{}, err
@@ -42,58 +69,64 @@ func (c httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.Metri
 	return Observation{Metric: m, UpToDate: Matches(m, spec)}, nil
 }
 
-func (c httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (
+func (c *httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (
 	evalapi.Metric, error,
 ) {
-	key, err := c.key.get(ctx)
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return evalapi.Metric{}, err
 	}
+	defer release()
 	if err := guard(ctx); err != nil {
 		return evalapi.Metric{}, err
 	}
 	return c.svc.CreateMetric(ctx, key, string(spec.ProjectID), RequestFor(spec))
 }
 
-func (c httpClient) Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
-	key, err := c.key.get(ctx)
+func (c *httpClient) Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return evalapi.Metric{}, err
 	}
+	defer release()
 	return c.svc.UpdateMetric(ctx, key, id, DesiredVariant(spec))
 }
 
-func (c httpClient) Delete(ctx context.Context, id string) (bool, error) {
-	key, err := c.key.get(ctx)
+func (c *httpClient) Delete(ctx context.Context, id string) (bool, error) {
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return false, err
 	}
+	defer release()
 	return succeeded(c.svc.DeleteMetric(ctx, key, id))
 }
 
-func (c httpClient) List(ctx context.Context, projectID v1alpha1.ResourceID, opts evalapi.ListOptions) (
+func (c *httpClient) List(ctx context.Context, projectID v1alpha1.ResourceID, opts evalapi.ListOptions) (
 	evalapi.MetricPage, error,
 ) {
-	key, err := c.key.get(ctx)
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return evalapi.MetricPage{}, err
 	}
+	defer release()
 	return c.svc.ListMetrics(ctx, key, string(projectID), opts)
 }
 
-func (c httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (bool, error) {
-	key, err := c.key.get(ctx)
+func (c *httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (bool, error) {
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return false, err
 	}
+	defer release()
 	return succeeded(c.svc.BulkDeleteTestcases(ctx, key, IDStrings(ids)))
 }
 
-func (c httpClient) DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (bool, error) {
-	key, err := c.key.get(ctx)
+func (c *httpClient) DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (bool, error) {
+	key, release, err := c.begin(ctx)
 	if err != nil {
 		return false, err
 	}
+	defer release()
 	return succeeded(c.svc.DeleteTestset(ctx, key, string(id)))
 }
 

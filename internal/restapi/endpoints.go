@@ -126,6 +126,7 @@ func assignMetricID(obj client.Object) {
 		annotations = map[string]string{}
 	}
 	annotations[evaluationv1alpha1.MetricIDAnnotation] = remote.NewMetricID()
+	annotations[evaluationv1alpha1.ServiceAnnotation] = remote.Standalone
 	obj.SetAnnotations(annotations)
 }
 

@@ -37,6 +37,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // Metadata the server puts on the resources it creates.
@@ -111,6 +112,11 @@ func (s *Server) localCreate(ctx context.Context, ep *endpoint, obj client.Objec
 		return nil, nil
 	}
 	conn, err := s.opts.Connector.Connect(ctx, obj.(evaluationv1alpha1.Object))
+	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
+		// Nothing is written for a namespace whose service cannot be used.
+		return nil, newAPIError(http.StatusServiceUnavailable, CodeUpstreamError,
+			"The namespace's Evaluation Service connection cannot be used: "+se.Message, nil)
+	}
 	if err != nil || !conn.Local {
 		return nil, err
 	}

@@ -179,7 +179,7 @@ func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) eva
 	}
 	next := remote.SpecFor(string(spec.ProjectID), merged)
 	next.APIKeySecretRef, next.DeletionPolicy = spec.APIKeySecretRef, spec.DeletionPolicy
-	next.ManagementPolicies, next.AdoptionPolicy = spec.ManagementPolicies, spec.AdoptionPolicy
+	next.ManagementPolicies, next.AdoptionPolicy, next.ServiceRef = spec.ManagementPolicies, spec.AdoptionPolicy, spec.ServiceRef
 	return next
 }
 

@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// checkService stops a Metric that cannot use the service it resolves to:
+// the service is missing or does not allow the namespace (cerr), or the
+// Metric's remote id or pending create belongs to another service, which
+// a call to this one could not reach (or would reach the wrong Metric of).
+// An id recorded before the service record existed belongs to the service
+// the Metric resolves to now, which is recorded at once.
+func (r *MetricReconciler) checkService(ctx context.Context, conn *remote.Connection, cerr error, m *v1alpha1.Metric) (
+	outcome, bool, error,
+) {
+	if cerr != nil {
+		o, _, err := connectFailure(cerr)
+		return o, true, err
+	}
+	if !mayHaveRemote(m) {
+		return outcome{}, false, nil
+	}
+	switch recorded := m.Annotations[v1alpha1.ServiceAnnotation]; recorded {
+	case conn.Endpoint:
+		return outcome{}, false, nil
+	case "":
+		err := r.patchAnnotations(ctx, m, map[string]any{v1alpha1.ServiceAnnotation: conn.Endpoint})
+		if err != nil {
+			return progressing(v1alpha1.ReasonPending, "recording the service of the remote id"), true, err
+		}
+		return outcome{}, false, nil
+	default:
+		return serviceChanged(m, recorded, conn), true, nil
+	}
+}
+
+// serviceChanged is the outcome of a Metric whose remote side belongs to
+// the service at recorded while it now resolves to conn.
+func serviceChanged(m *v1alpha1.Metric, recorded string, conn *remote.Connection) outcome {
+	what := "the pending create"
+	if id := m.RecordedID(); id != "" {
+		what = "remote Metric " + id
+	}
+	return stalled(v1alpha1.ReasonServiceChanged, fmt.Sprintf(
+		"%s belongs to the service at %s, but this Metric now resolves to %s at %s, so nothing is called: "+
+			"point spec.serviceRef (or the default service) back at %s, or, to start over on the new service, "+
+			"remove the %s, %s and %s annotations",
+		what, recorded, conn.Service, conn.Endpoint, recorded,
+		v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation, v1alpha1.ServiceAnnotation))
+}

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationservices;clusterevaluationservices,verbs=update;patch
+
+// EventInUse is the event of a service whose deletion waits for the
+// objects that still use it.
+const EventInUse = "InUse"
+
+// inUseReconciler keeps a service's status.users and its finalizer: a
+// service that objects still use cannot vanish under them (their remote
+// ids belong to it). The probe is another reconciler's; this one only
+// counts, from the cache.
+type inUseReconciler[T v1alpha1.ServiceObject] struct {
+	client    client.Client
+	recorder  recorder.EventRecorder
+	newObject func() T
+	connector *remote.Connector
+}
+
+func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	svc := r.newObject()
+	if err := r.client.Get(ctx, req.NamespacedName, svc); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			r.connector.Forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	users, err := countUsers(ctx, r.client, remote.ServiceKey(svc))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	before := svc.DeepCopyObject().(T)
+	if users > 0 {
+		controllerutil.AddFinalizer(svc, v1alpha1.ServiceFinalizer)
+	} else {
+		controllerutil.RemoveFinalizer(svc, v1alpha1.ServiceFinalizer)
+	}
+	if len(before.GetFinalizers()) != len(svc.GetFinalizers()) {
+		if err := r.client.Patch(ctx, svc, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("updating the finalizers: %w", err))
+		}
+		before = svc.DeepCopyObject().(T)
+	}
+	if svc.GetServiceStatus().Users == users {
+		return ctrl.Result{}, nil
+	}
+	svc.GetServiceStatus().Users = users
+	if err := r.client.Status().Patch(ctx, svc, client.MergeFrom(before)); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing status.users: %w", err))
+	}
+	if !svc.GetDeletionTimestamp().IsZero() && users > 0 {
+		r.recorder.Eventf(svc, nil, corev1.EventTypeWarning, EventInUse, "Delete",
+			"%d objects still use this service; it is deleted once none does (delete them, or point them at another service)", users)
+	}
+	return ctrl.Result{}, nil
+}
+
+// countUsers counts the objects of the three kinds that resolved to the service key names.
+func countUsers(ctx context.Context, c client.Client, key string) (int32, error) {
+	var n int
+	for _, l := range []client.ObjectList{&v1alpha1.MetricList{}, &v1alpha1.TestsetDeletionList{}, &v1alpha1.TestcaseDeletionList{}} {
+		if err := c.List(ctx, l, client.MatchingFields{resolvedServiceIndex: key}); err != nil {
+			return 0, fmt.Errorf("counting the users of %s: %w", key, err)
+		}
+		n += len(requestsFor(l))
+	}
+	return int32(n), nil //nolint:gosec // bounded by the objects in the cache
+}
+
+// usesService enqueues, for the service kind named kind, the services an
+// object resolved to before and after an event.
+func usesService(kind v1alpha1.ServiceKind) handler.EventHandler {
+	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		for _, o := range objs {
+			key := remote.UsersKey(o.(v1alpha1.Object))
+			rest, ok := strings.CutPrefix(key, string(kind)+"/")
+			if !ok {
+				continue
+			}
+			name := types.NamespacedName{Name: rest}
+			if ns, n, namespaced := strings.Cut(rest, "/"); namespaced {
+				name = types.NamespacedName{Namespace: ns, Name: n}
+			}
+			q.Add(reconcile.Request{NamespacedName: name})
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if remote.UsersKey(e.ObjectOld.(v1alpha1.Object)) != remote.UsersKey(e.ObjectNew.(v1alpha1.Object)) {
+				enqueue(q, e.ObjectOld, e.ObjectNew)
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q, e.Object)
+		},
+	}
+}
+
+func setupInUseReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *inUseReconciler[T], kind v1alpha1.ServiceKind) error {
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(strings.ToLower(string(kind)) + "-users").
+		For(r.newObject())
+	for _, obj := range []client.Object{&v1alpha1.Metric{}, &v1alpha1.TestsetDeletion{}, &v1alpha1.TestcaseDeletion{}} {
+		b = b.Watches(obj, usesService(kind))
+	}
+	if err := b.Complete(r); err != nil {
+		return fmt.Errorf("setting up the %s users controller: %w", kind, err)
+	}
+	return nil
+}

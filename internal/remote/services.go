@@ -1,0 +1,350 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remote
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
+
+// ServiceError is an object's service that cannot be used: no call is
+// made and the object waits for the service to change (the service watch
+// re-triggers it). Reason is the object's condition reason.
+type ServiceError struct {
+	Reason  string
+	Message string
+}
+
+func (e *ServiceError) Error() string { return e.Message }
+
+// service is one resolved service, shared by the objects that use it.
+type service struct {
+	// name is what status.service shows.
+	name string
+	// endpoint is the normalised base URL, or Standalone.
+	endpoint string
+	// svc is nil for a standalone service.
+	svc             evalapi.Service
+	gate            *gate
+	driftInterval   time.Duration
+	bulkDeleteBatch int
+	// keyNamespace and keyRef name the service's key, nil when it names none.
+	keyNamespace string
+	keyRef       *v1alpha1.SecretKeySelector
+	// version is the service object's UID and generation it was built from.
+	version string
+	// close releases the service's idle connections.
+	close func()
+}
+
+// flagsService is the service of the manager's flags.
+func flagsService(d Defaults) *service {
+	s := &service{name: v1alpha1.ResolvedServiceFlags, endpoint: Standalone, svc: d.Service, close: func() {}}
+	if d.Service == nil {
+		return s
+	}
+	s.endpoint = "--api-url"
+	if b, ok := d.Service.(interface{ BaseURL() string }); ok {
+		s.endpoint = NormalizeURL(b.BaseURL())
+	}
+	s.gate = newGate(s.name, shared(d.Limits, d.Workers))
+	s.driftInterval = d.DriftInterval
+	s.bulkDeleteBatch = d.BulkDeleteBatchSize
+	return s
+}
+
+// NormalizeURL is the form of a base URL that tells two services apart:
+// scheme and host in lower case, no default port, no user info, no
+// trailing slash. An unparsable URL is returned as it is.
+func NormalizeURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
+}
+
+// serviceAsked names the service obj asks for, for status when it cannot be used.
+func serviceAsked(obj v1alpha1.Object) string {
+	if ref := obj.GetServiceRef(); ref != nil {
+		return ref.String()
+	}
+	return ""
+}
+
+// serviceSet builds and keeps the services of the two kinds, one client,
+// gate and transport each, rebuilt when the service's spec changes.
+type serviceSet struct {
+	reader   client.Reader
+	defaults Defaults
+
+	mu    sync.Mutex
+	built map[string]*service
+}
+
+func newServiceSet(d Defaults) *serviceSet {
+	return &serviceSet{reader: d.Services, defaults: d, built: map[string]*service{}}
+}
+
+// resolve finds obj's service (see Connect).
+func (c *Connector) resolve(ctx context.Context, obj v1alpha1.Object) (*service, error) {
+	set := c.services
+	if ref := obj.GetServiceRef(); ref != nil {
+		if set.reader == nil {
+			return nil, &ServiceError{Reason: v1alpha1.ReasonServiceNotFound,
+				Message: ref.String() + " cannot be used: this operator resolves no service kinds"}
+		}
+		so, err := set.get(ctx, ref.Kind, obj.GetNamespace(), ref.Name)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, notFound(*ref, obj.GetNamespace())
+		case err != nil:
+			return nil, err
+		}
+		if ok, err := set.allows(ctx, so, obj.GetNamespace()); err != nil || !ok {
+			return nil, notAllowed(err, *ref, obj.GetNamespace())
+		}
+		return set.service(so)
+	}
+	if set.reader == nil {
+		return c.flags, nil
+	}
+	for _, kind := range []v1alpha1.ServiceKind{v1alpha1.KindEvaluationService, v1alpha1.KindClusterEvaluationService} {
+		so, err := set.get(ctx, kind, obj.GetNamespace(), v1alpha1.DefaultServiceName)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		// A default that does not allow the namespace is not its default.
+		if ok, err := set.allows(ctx, so, obj.GetNamespace()); err != nil {
+			return nil, err
+		} else if ok {
+			return set.service(so)
+		}
+	}
+	return c.flags, nil
+}
+
+func notFound(ref v1alpha1.ServiceReference, namespace string) *ServiceError {
+	where := ""
+	if ref.Kind == v1alpha1.KindEvaluationService {
+		where = " in namespace " + namespace
+	}
+	return &ServiceError{Reason: v1alpha1.ReasonServiceNotFound,
+		Message: fmt.Sprintf("%s not found%s: create it or change spec.serviceRef", ref, where)}
+}
+
+func notAllowed(err error, ref v1alpha1.ServiceReference, namespace string) error {
+	if err != nil {
+		return err
+	}
+	return &ServiceError{Reason: v1alpha1.ReasonServiceNotAllowed,
+		Message: fmt.Sprintf("%s does not allow namespace %s: its spec.namespaces and spec.namespaceSelector leave it out",
+			ref, namespace)}
+}
+
+// get reads the service of kind named name; namespace matters to the namespaced kind only.
+func (s *serviceSet) get(ctx context.Context, kind v1alpha1.ServiceKind, namespace, name string) (v1alpha1.ServiceObject, error) {
+	var obj v1alpha1.ServiceObject
+	key := client.ObjectKey{Name: name}
+	if kind == v1alpha1.KindClusterEvaluationService {
+		obj = &v1alpha1.ClusterEvaluationService{}
+	} else {
+		obj = &v1alpha1.EvaluationService{}
+		key.Namespace = namespace
+	}
+	if err := s.reader.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("reading %s %s: %w", kind, name, err)
+	}
+	return obj, nil
+}
+
+// allows reports whether so may serve namespace: a namespaced service
+// serves its own; a cluster service the namespaces it lists or selects, or
+// every namespace when it does neither.
+func (s *serviceSet) allows(ctx context.Context, so v1alpha1.ServiceObject, namespace string) (bool, error) {
+	ces, ok := so.(*v1alpha1.ClusterEvaluationService)
+	if !ok {
+		return so.GetNamespace() == namespace, nil
+	}
+	spec := ces.Spec
+	if len(spec.Namespaces) == 0 && spec.NamespaceSelector == nil {
+		return true, nil
+	}
+	if slices.Contains(spec.Namespaces, namespace) {
+		return true, nil
+	}
+	if spec.NamespaceSelector == nil {
+		return false, nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(spec.NamespaceSelector)
+	if err != nil {
+		// Admission keeps such selectors out; refuse rather than guess.
+		return false, nil //nolint:nilerr // an invalid selector selects nothing
+	}
+	var ns corev1.Namespace
+	if err := s.reader.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+		return false, fmt.Errorf("reading namespace %s for %s's namespaceSelector: %w", namespace, ces.Name, err)
+	}
+	return sel.Matches(labels.Set(ns.Labels)), nil
+}
+
+// service returns so's built service, building it when so is new or changed.
+func (s *serviceSet) service(so v1alpha1.ServiceObject) (*service, error) {
+	id := ServiceKey(so)
+	version := string(so.GetUID()) + "/" + fmt.Sprint(so.GetGeneration())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.built[id]; ok && b.version == version {
+		return b, nil
+	}
+	b, err := s.build(so)
+	if err != nil {
+		return nil, err
+	}
+	b.version = version
+	if old, ok := s.built[id]; ok {
+		old.close()
+	}
+	s.built[id] = b
+	return b, nil
+}
+
+// build makes the client, transport and gate of so.
+func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
+	spec := so.GetConnection()
+	_, namespaced := so.(*v1alpha1.EvaluationService)
+	kind := v1alpha1.KindClusterEvaluationService
+	if namespaced {
+		kind = v1alpha1.KindEvaluationService
+	}
+	b := &service{name: v1alpha1.ServiceReference{Kind: kind, Name: so.GetName()}.String(), endpoint: Standalone,
+		close: func() {}}
+	b.keyNamespace, b.keyRef = so.GetKeySecret()
+	if spec.Standalone != nil {
+		return b, nil
+	}
+	limits := s.defaults.Limits
+	l := spec.Limits
+	if l.RequestsPerSecond != nil {
+		limits.QPS = float64(*l.RequestsPerSecond)
+	}
+	if l.Burst != nil {
+		limits.Burst = int(*l.Burst)
+	}
+	if l.MaxInFlight != nil {
+		limits.MaxInFlight = int(*l.MaxInFlight)
+	}
+	if l.Timeout != nil {
+		limits.Timeout = l.Timeout.Duration
+	}
+	b.driftInterval = s.defaults.DriftInterval
+	if l.DriftInterval != nil {
+		b.driftInterval = l.DriftInterval.Duration
+	}
+	b.bulkDeleteBatch = s.defaults.BulkDeleteBatchSize
+	// Cluster services are the administrator's; a namespaced one is chosen
+	// by whoever may edit its namespace and must not reach into the cluster.
+	t, err := NewTransport(TransportOptions{CABundle: spec.CABundle,
+		RefusePrivate: namespaced && !s.defaults.AllowPrivateServiceAddresses})
+	if err != nil {
+		return nil, &ServiceError{Reason: v1alpha1.ReasonRejected, Message: b.name + ": caBundle: " + err.Error()}
+	}
+	c, err := evalapi.NewClient(evalapi.Options{BaseURL: string(spec.URL), HTTPClient: &http.Client{Transport: t},
+		Timeout: limits.Timeout, MetricsLabel: ServiceKey(so)})
+	if err != nil {
+		return nil, &ServiceError{Reason: v1alpha1.ReasonRejected, Message: b.name + ": " + err.Error()}
+	}
+	b.svc, b.endpoint = c, NormalizeURL(string(spec.URL))
+	b.gate = newGate(b.name, shared(limits, s.defaults.Workers))
+	b.close = t.CloseIdleConnections
+	return b, nil
+}
+
+// shared gives limits without a cap on requests in flight half of the
+// workers as their cap.
+func shared(l Limits, workers int) Limits {
+	if l.MaxInFlight <= 0 && workers > 0 {
+		l.MaxInFlight = max(1, workers/2)
+	}
+	return l
+}
+
+// ServiceKey identifies a service object among both kinds:
+// "ClusterEvaluationService/<name>" or "EvaluationService/<namespace>/<name>".
+func ServiceKey(so metav1.Object) string {
+	if so.GetNamespace() == "" {
+		return string(v1alpha1.KindClusterEvaluationService) + "/" + so.GetName()
+	}
+	return string(v1alpha1.KindEvaluationService) + "/" + so.GetNamespace() + "/" + so.GetName()
+}
+
+// UsersKey is the ServiceKey of the service obj resolved to (its
+// status.service), or "" for the manager's flags.
+func UsersKey(obj v1alpha1.Object) string {
+	kind, name, ok := strings.Cut(obj.GetResolvedService(), "/")
+	switch {
+	case !ok:
+		return ""
+	case kind == string(v1alpha1.KindClusterEvaluationService):
+		return kind + "/" + name
+	}
+	return kind + "/" + obj.GetNamespace() + "/" + name
+}
+
+// Forget drops the built service of a service object that is gone.
+func (c *Connector) Forget(key types.NamespacedName) {
+	id := ServiceKey(&metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name})
+	c.services.mu.Lock()
+	defer c.services.mu.Unlock()
+	if b, ok := c.services.built[id]; ok {
+		b.close()
+		delete(c.services.built, id)
+	}
+}
