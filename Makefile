@@ -18,6 +18,7 @@ HELM_VERSION ?= v3.19.0
 KUSTOMIZE_VERSION ?= v5.8.2
 SETUP_ENVTEST_VERSION ?= v0.25.1
 CRD_REF_DOCS_VERSION ?= v0.3.0
+CYCLONEDX_GOMOD_VERSION ?= v1.10.0
 # The control plane the tests run against; keep in step with hack/envtest/go.mod.
 ENVTEST_K8S_VERSION ?= 1.36.3
 
@@ -29,6 +30,7 @@ HELM ?= $(LOCALBIN)/helm
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 SETUP_ENVTEST ?= $(LOCALBIN)/setup-envtest
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
+CYCLONEDX_GOMOD ?= $(LOCALBIN)/cyclonedx-gomod
 # promtool: Debian's prometheus package where apt is present (seconds), else
 # built from the prometheus module pinned in hack/promtool/go.mod (minutes).
 PROMTOOL ?= $(LOCALBIN)/promtool
@@ -64,6 +66,7 @@ manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	rm -f charts/eval-operator/files/crds/*.yaml
 	cp config/crd/bases/*.yaml charts/eval-operator/files/crds/
 	cp config/rbac/role.yaml charts/eval-operator/files/manager-role.yaml
+	cp config/rest/role.yaml charts/eval-operator/files/rest-role.yaml
 	hack/argocd-health.sh
 	hack/monitoring.sh
 
@@ -86,8 +89,9 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: lint
-lint: golangci-lint ## Run golangci-lint.
+lint: golangci-lint ## Run golangci-lint, on hack/image (a module of its own) too.
 	$(GOLANGCI_LINT) run
+	cd hack/image && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
@@ -169,32 +173,49 @@ ignore-not-found ?= false
 HELM_ALL_OPTIONS ?= replicaCount=2,serveApi.enabled=true,tls.certSecret=eval-operator-api-tls,networkPolicy.enabled=true,serviceMonitor.enabled=true,apiUrl=https://evaluation.example.com/api/v2,defaultApiKeySecret=eval-api-key,certManager.enabled=true,prometheusRule.enabled=true,grafanaDashboard.enabled=true
 
 # make image builds IMG without a container engine (hack/image): static
-# binaries for IMAGE_PLATFORMS on an empty base, with CA_CERTS.
+# binaries for IMAGE_PLATFORMS, cross-compiled (GOOS/GOARCH, no emulation),
+# with a CycloneDX SBOM of each (cyclonedx-gomod, also a release artifact in
+# IMAGE_DIR/bin/<os>_<arch>/), and CA_CERTS, on no base image.
 IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
 IMAGE_DIR ?= dist/image
-CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
+# The image's CA bundle: Debian's ca-certificates package at a pinned version
+# and digest (hack/debian-ca-certs.sh), not the build machine's /etc/ssl,
+# which may hold the machine's own CAs. Set CA_CERTS and CA_CERTS_ORIGIN to
+# use another bundle.
+CA_CERTS_DEB_VERSION ?= 20230311+deb12u1
+CA_CERTS_DEB_SHA256 ?= 0d5f444f594e48c1e16a41d8fc628a09b24c658916a1274025c2330f2a802bed
+CA_CERTS ?= $(LOCALBIN)/ca-certificates-$(CA_CERTS_DEB_VERSION).crt
+CA_CERTS_ORIGIN ?= Debian ca-certificates $(CA_CERTS_DEB_VERSION), sha256 $(CA_CERTS_DEB_SHA256)
 IMAGE_TOOL ?= $(LOCALBIN)/image
 # The image's OCI annotations: where it comes from.
 IMAGE_SOURCE ?= https://github.com/eval-operator/eval-operator
 IMAGE_ORIGIN = --source=$(IMAGE_SOURCE) --revision=$(REVISION) --version=$(VERSION)
 
 .PHONY: image
-image: image-tool ## Build IMG for IMAGE_PLATFORMS without Docker: OCI layout dist/image/oci, tarball dist/image/eval-operator.tar.
+image: image-tool cyclonedx-gomod $(CA_CERTS) ## Build IMG for IMAGE_PLATFORMS without Docker: OCI layout dist/image/oci, tarball dist/image/eval-operator.tar, SBOMs dist/image/bin/*/*.cdx.json.
 	@for p in $(subst $(comma), ,$(IMAGE_PLATFORMS)); do \
 		os=$${p%/*}; arch=$${p#*/}; out=$(IMAGE_DIR)/bin/$${os}_$${arch}; \
 		echo "go build $$p"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="$(LDFLAGS)" -o $$out/manager ./cmd; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags="$(LDFLAGS)" -o $$out/kubectl-eval ./cmd/kubectl-eval; \
+		for b in manager kubectl-eval; do \
+			GOOS=$$os GOARCH=$$arch $(CYCLONEDX_GOMOD) bin -json -noserial -notimestamp -version $(VERSION) \
+			  -output $$out/$$b.cdx.json $$out/$$b; \
+		done; \
 	done
-	$(IMAGE_TOOL) build --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) --ca-certs=$(CA_CERTS) $(IMAGE_ORIGIN) \
+	$(IMAGE_TOOL) build --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) --ca-certs=$(CA_CERTS) \
+	  --ca-certs-origin="$(CA_CERTS_ORIGIN)" $(IMAGE_ORIGIN) \
 	  --bin-dir=$(IMAGE_DIR)/bin --layout=$(IMAGE_DIR)/oci --tarball=$(IMAGE_DIR)/eval-operator.tar
+
+$(LOCALBIN)/ca-certificates-$(CA_CERTS_DEB_VERSION).crt: hack/debian-ca-certs.sh | $(LOCALBIN)
+	hack/debian-ca-certs.sh $(CA_CERTS_DEB_VERSION) $(CA_CERTS_DEB_SHA256) $@
 
 # With podman on the machine, image-check also loads the tarball (which must
 # work) and runs the image; a sandbox that cannot run containers at all
 # (e.g. no permission to set rlimits) is reported, not failed.
 .PHONY: image-check
-image-check: image ## Check the image: user, entrypoint, no shell, static binaries, both platforms, OCI source/revision/version annotations, /manager --help, pushable.
-	$(IMAGE_TOOL) check --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) $(IMAGE_ORIGIN) \
+image-check: image ## Check the image: user, entrypoint, no shell, static binaries, both platforms, each binary's SBOM, the pinned CA bundle, OCI source/revision/version annotations, /manager --help, pushable.
+	$(IMAGE_TOOL) check --ref=$(IMG) --platforms=$(IMAGE_PLATFORMS) --ca-certs=$(CA_CERTS) $(IMAGE_ORIGIN) \
 	  --layout=$(IMAGE_DIR)/oci --tarball=$(IMAGE_DIR)/eval-operator.tar
 	@if ! command -v podman >/dev/null; then echo "podman not installed: the image itself was not run"; exit 0; fi; \
 	podman load -q -i $(IMAGE_DIR)/eval-operator.tar; \
@@ -265,14 +286,15 @@ undeploy: kustomize ## Remove what deploy installed, CRDs included.
 helm-lint: helm ## Lint and render the Helm chart (defaults and every option on); check its CRDs and RBAC match config/.
 	diff -r config/crd/bases $(CHART)/files/crds
 	diff config/rbac/role.yaml $(CHART)/files/manager-role.yaml
+	diff config/rest/role.yaml $(CHART)/files/rest-role.yaml
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set $(HELM_ALL_OPTIONS)
 	$(HELM) template eval-operator $(CHART) --namespace eval-operator-system > /dev/null
 	$(HELM) template eval-operator $(CHART) --namespace eval-operator-system --set $(HELM_ALL_OPTIONS) > /dev/null
 
 .PHONY: test-packaging
-test-packaging: manifests envtest ginkgo helm ## Apply the kustomize and Helm renders to a real API server (envtest).
-	HELM=$(HELM) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) ./test/packaging
+test-packaging: manifests envtest ginkgo helm kustomize ## Apply the kustomize and Helm renders to a real API server (envtest); upgrade from chart 0.1.0 (from git history).
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) ./test/packaging
 
 ##@ Dependencies
 
@@ -337,6 +359,11 @@ $(IMAGE_TOOL): hack/image/go.mod hack/image/go.sum $(wildcard hack/image/*.go) |
 crd-ref-docs: $(CRD_REF_DOCS) ## Install crd-ref-docs.
 $(CRD_REF_DOCS): $(LOCALBIN)
 	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
+
+.PHONY: cyclonedx-gomod
+cyclonedx-gomod: $(CYCLONEDX_GOMOD) ## Install cyclonedx-gomod, which writes the image's SBOM.
+$(CYCLONEDX_GOMOD): $(LOCALBIN)
+	$(call go-install-tool,$(CYCLONEDX_GOMOD),github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod,$(CYCLONEDX_GOMOD_VERSION))
 
 .PHONY: setup-envtest
 setup-envtest: $(SETUP_ENVTEST)

@@ -55,7 +55,9 @@ type ServiceLimits struct {
 	Burst *int32 `json:"burst,omitempty"`
 
 	// maxInFlight bounds the requests in flight to the service at once;
-	// 0 means no bound (--api-max-in-flight).
+	// 0 means half of the operator's workers (--max-concurrent-reconciles),
+	// so a slow service leaves other services' objects a worker
+	// (--api-max-in-flight).
 	// +optional
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0

@@ -44,6 +44,10 @@ const (
 	// entrypoint is the manager; kubectl-eval sits beside it.
 	entrypoint  = "/manager"
 	caCertsPath = "etc/ssl/certs/ca-certificates.crt"
+	// sbomDir holds a CycloneDX SBOM of each binary, <binary>.cdx.json.
+	sbomDir = "sbom"
+	// sbomSuffix names a binary's SBOM beside it in --bin-dir and in sbomDir.
+	sbomSuffix = ".cdx.json"
 	// containerdName and ociRefName name the image in index.json for
 	// containerd (docker load, kind load) and OCI tools.
 	containerdName = "io.containerd.image.name"
@@ -59,13 +63,14 @@ var epoch = time.Unix(0, 0).UTC()
 var binaries = []string{"manager", "kubectl-eval"}
 
 type buildFlags struct {
-	ref, binDir, platforms, caCerts, layoutDir, tarballPath, dockerPlatform string
-	origin                                                                  origin
+	ref, binDir, platforms, caCerts, caCertsOrigin, layoutDir, tarballPath, dockerPlatform string
+	origin                                                                                 origin
 }
 
 // incomplete reports whether a required flag is missing.
 func (f buildFlags) incomplete() bool {
-	return f.ref == "" || f.binDir == "" || f.layoutDir == "" || f.tarballPath == "" || f.origin.incomplete()
+	return f.ref == "" || f.binDir == "" || f.layoutDir == "" || f.tarballPath == "" || f.caCerts == "" ||
+		f.caCertsOrigin == "" || f.origin.incomplete()
 }
 
 // origin is where an image comes from: its source repository, revision and
@@ -97,9 +102,12 @@ func build(args []string) error {
 	var f buildFlags
 	flags := flag.NewFlagSet("build", flag.ContinueOnError)
 	flags.StringVar(&f.ref, "ref", "", "the image reference the release pushes, e.g. ghcr.io/eval-operator/eval-operator:v0.1.0")
-	flags.StringVar(&f.binDir, "bin-dir", "", "directory with <os>_<arch>/manager and <os>_<arch>/kubectl-eval")
+	flags.StringVar(&f.binDir, "bin-dir", "",
+		"directory with <os>_<arch>/manager and <os>_<arch>/kubectl-eval, each with its CycloneDX SBOM <binary>.cdx.json")
 	flags.StringVar(&f.platforms, "platforms", "linux/amd64,linux/arm64", "comma-separated os/arch")
-	flags.StringVar(&f.caCerts, "ca-certs", "/etc/ssl/certs/ca-certificates.crt", "CA certificate bundle (PEM)")
+	flags.StringVar(&f.caCerts, "ca-certs", "", "CA certificate bundle (PEM), e.g. from hack/debian-ca-certs.sh")
+	flags.StringVar(&f.caCertsOrigin, "ca-certs-origin", "",
+		"where the bundle comes from, recorded in the image's history, e.g. Debian ca-certificates 20230311+deb12u1")
 	flags.StringVar(&f.layoutDir, "layout", "", "OCI image layout directory to write (replaced)")
 	flags.StringVar(&f.tarballPath, "tarball", "", "tarball to write: the OCI layout plus a docker-archive manifest.json")
 	flags.StringVar(&f.dockerPlatform, "docker-platform", "linux/amd64",
@@ -109,7 +117,7 @@ func build(args []string) error {
 		return err
 	}
 	if f.incomplete() {
-		return fmt.Errorf("build needs --ref, --bin-dir, --layout, --tarball, --source, --revision and --version")
+		return fmt.Errorf("build needs --ref, --bin-dir, --ca-certs, --ca-certs-origin, --layout, --tarball, --source, --revision and --version")
 	}
 	annotations := f.origin.annotations()
 	tag, err := name.NewTag(f.ref)
@@ -118,7 +126,7 @@ func build(args []string) error {
 	}
 	certs, err := os.ReadFile(f.caCerts)
 	if err != nil {
-		return fmt.Errorf("CA certificates (install Debian's ca-certificates or pass --ca-certs): %w", err)
+		return fmt.Errorf("--ca-certs: %w", err)
 	}
 	base, err := layer(baseFiles(certs))
 	if err != nil {
@@ -132,7 +140,7 @@ func build(args []string) error {
 		if err != nil {
 			return fmt.Errorf("--platforms: %w", err)
 		}
-		img, err := platformImage(base, *platform, filepath.Join(f.binDir, platform.OS+"_"+platform.Architecture), annotations)
+		img, err := platformImage(base, f.caCertsOrigin, *platform, filepath.Join(f.binDir, platform.OS+"_"+platform.Architecture), annotations)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -180,27 +188,40 @@ func baseFiles(certs []byte) []file {
 	}
 }
 
-// platformImage is the base layer plus the platform's binaries, with the
-// config the Dockerfile sets.
-func platformImage(base v1.Layer, platform v1.Platform, binDir string, annotations map[string]string) (v1.Image, error) {
+// platformImage is the base layer plus the platform's binaries and their
+// SBOMs, with the config the Dockerfile sets.
+func platformImage(base v1.Layer, caCertsOrigin string, platform v1.Platform, binDir string,
+	annotations map[string]string) (v1.Image, error) {
 	files := make([]file, 0, len(binaries))
+	sboms := []file{{name: sbomDir, mode: 0o755, dir: true}}
 	for _, b := range binaries {
 		data, err := os.ReadFile(filepath.Join(binDir, b))
 		if err != nil {
 			return nil, fmt.Errorf("binary: %w", err)
 		}
 		files = append(files, file{name: b, mode: 0o755, data: data})
+		sbom, err := os.ReadFile(filepath.Join(binDir, b+sbomSuffix))
+		if err != nil {
+			return nil, fmt.Errorf("SBOM (make image writes it with cyclonedx-gomod): %w", err)
+		}
+		sboms = append(sboms, file{name: sbomDir + "/" + b + sbomSuffix, mode: 0o644, data: sbom})
 	}
 	app, err := layer(files)
+	if err != nil {
+		return nil, err
+	}
+	sbomLayer, err := layer(sboms)
 	if err != nil {
 		return nil, err
 	}
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	img, err = mutate.Append(img,
 		mutate.Addendum{Layer: base, History: v1.History{Created: v1.Time{Time: epoch},
-			CreatedBy: "CA certificates, passwd and group with nonroot (65532), /tmp"}},
+			CreatedBy: "CA certificates (" + caCertsOrigin + "), passwd and group with nonroot (65532), /tmp"}},
 		mutate.Addendum{Layer: app, History: v1.History{Created: v1.Time{Time: epoch},
-			CreatedBy: "/manager and /kubectl-eval, static (CGO_ENABLED=0)"}})
+			CreatedBy: "/manager and /kubectl-eval, static (CGO_ENABLED=0)"}},
+		mutate.Addendum{Layer: sbomLayer, History: v1.History{Created: v1.Time{Time: epoch},
+			CreatedBy: "/" + sbomDir + "/<binary>" + sbomSuffix + ": CycloneDX SBOMs of the binaries (cyclonedx-gomod bin)"}})
 	if err != nil {
 		return nil, fmt.Errorf("layers: %w", err)
 	}
@@ -304,7 +325,7 @@ func writeTarball(path, layoutDir string, img v1.Image, tag name.Tag) error {
 		return fmt.Errorf("tarball: %w", err)
 	}
 
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return fmt.Errorf("tarball: %w", err)
 	}
 	out, err := os.Create(path)

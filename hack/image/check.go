@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ var shells = []string{"sh", "bash", "ash", "dash", "busybox"}
 var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
 
 func check(args []string) error {
-	var ref, layoutDir, tarballPath, platforms string
+	var ref, layoutDir, tarballPath, platforms, caCertsFile string
 	var built origin
 	flags := flag.NewFlagSet("check", flag.ContinueOnError)
 	built.bind(flags)
@@ -57,11 +58,16 @@ func check(args []string) error {
 	flags.StringVar(&layoutDir, "layout", "", "OCI image layout directory written by build")
 	flags.StringVar(&tarballPath, "tarball", "", "tarball written by build")
 	flags.StringVar(&platforms, "platforms", "linux/amd64,linux/arm64", "the platforms the index must hold")
+	flags.StringVar(&caCertsFile, "ca-certs", "", "the CA bundle (PEM) the image must hold")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if built.incomplete() {
-		return fmt.Errorf("check needs --source, --revision and --version")
+	if built.incomplete() || caCertsFile == "" {
+		return fmt.Errorf("check needs --source, --revision, --version and --ca-certs")
+	}
+	caCerts, err := os.ReadFile(caCertsFile)
+	if err != nil {
+		return fmt.Errorf("--ca-certs: %w", err)
 	}
 	annotations := built.annotations()
 	tag, err := name.NewTag(ref)
@@ -79,29 +85,22 @@ func check(args []string) error {
 	if err := sameOrigin("the index annotations", indexManifest.Annotations, annotations); err != nil {
 		return err
 	}
-	images, err := platformImages(idx)
+	want := strings.Split(platforms, ",")
+	images, err := platformImages(idx, want)
 	if err != nil {
 		return err
 	}
-	var got []string
-	for p := range images {
-		got = append(got, p)
-	}
-	want := strings.Split(platforms, ",")
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		return fmt.Errorf("the index has platforms %v, want %v", got, want)
-	}
 	for _, p := range want {
-		if err := checkImage(p, images[p]); err != nil {
+		certs, err := checkImage(p, images[p], built.version, caCerts)
+		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if err := checkOrigin(images[p], annotations); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
-		fmt.Printf("ok %s: user %s, entrypoint %s, static %s binaries, CA certificates, no shell\n",
-			p, user, entrypoint, strings.Join(binaries, " and "))
+		fmt.Printf("ok %s: user %s, entrypoint %s, static %s binaries, each with its CycloneDX SBOM in /%s, "+
+			"the %d CA certificates of --ca-certs, no shell\n",
+			p, user, entrypoint, strings.Join(binaries, " and "), sbomDir, certs)
 	}
 	if err := runHelp(images["linux/amd64"], built.version, built.revision); err != nil {
 		return err
@@ -165,8 +164,9 @@ func namedIndex(dir string, tag name.Tag) (v1.ImageIndex, error) {
 	return idx, nil
 }
 
-// platformImages maps os/arch to the index's images.
-func platformImages(idx v1.ImageIndex) (map[string]v1.Image, error) {
+// platformImages maps os/arch to the index's images, which must be those of
+// the platforms want.
+func platformImages(idx v1.ImageIndex, want []string) (map[string]v1.Image, error) {
 	m, err := idx.IndexManifest()
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
@@ -182,43 +182,53 @@ func platformImages(idx v1.ImageIndex) (map[string]v1.Image, error) {
 		}
 		images[d.Platform.OS+"/"+d.Platform.Architecture] = img
 	}
+	got := slices.Sorted(maps.Keys(images))
+	if !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		return nil, fmt.Errorf("the index has platforms %v, want %v", got, want)
+	}
 	return images, nil
 }
 
-// checkImage checks one platform's config and files.
-func checkImage(platform string, img v1.Image) error {
+// checkImage checks one platform's config and files: the binaries with
+// their SBOMs, and the CA bundle caCerts. It returns how many CA
+// certificates the image holds.
+func checkImage(platform string, img v1.Image, version string, caCerts []byte) (int, error) {
 	cfg, err := img.ConfigFile()
 	if err != nil {
-		return fmt.Errorf("config: %w", err)
+		return 0, fmt.Errorf("config: %w", err)
 	}
 	if got := cfg.OS + "/" + cfg.Architecture; got != platform {
-		return fmt.Errorf("config is for %s", got)
+		return 0, fmt.Errorf("config is for %s", got)
 	}
 	if cfg.Config.User != user {
-		return fmt.Errorf("config user %q, want %q", cfg.Config.User, user)
+		return 0, fmt.Errorf("config user %q, want %q", cfg.Config.User, user)
 	}
 	if !slices.Equal(cfg.Config.Entrypoint, []string{entrypoint}) || len(cfg.Config.Cmd) != 0 {
-		return fmt.Errorf("entrypoint %q cmd %q, want [%s] and none", cfg.Config.Entrypoint, cfg.Config.Cmd, entrypoint)
+		return 0, fmt.Errorf("entrypoint %q cmd %q, want [%s] and none", cfg.Config.Entrypoint, cfg.Config.Cmd, entrypoint)
 	}
 	files, err := readFiles(img)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for p := range files {
 		if slices.Contains(shells, path.Base(p)) {
-			return fmt.Errorf("the image has a shell: /%s", p)
+			return 0, fmt.Errorf("the image has a shell: /%s", p)
 		}
 	}
-	if len(files[caCertsPath]) == 0 {
-		return fmt.Errorf("no CA certificates at /%s", caCertsPath)
+	certs, err := checkCACerts(files, caCerts)
+	if err != nil {
+		return 0, err
 	}
 	arch := cfg.Architecture
 	for _, b := range binaries {
 		if err := checkStatic(files[b], elfMachines[arch]); err != nil {
-			return fmt.Errorf("/%s: %w", b, err)
+			return 0, fmt.Errorf("/%s: %w", b, err)
+		}
+		if err := checkSBOM(files, b, arch, version); err != nil {
+			return 0, err
 		}
 	}
-	return nil
+	return certs, nil
 }
 
 // readFiles reads the image's flattened filesystem: regular files by path.
@@ -279,12 +289,16 @@ func runHelp(img v1.Image, version, revision string) error {
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	bin := filepath.Join(dir, "manager")
+	// #nosec G306 -- an executable, for this process to run.
 	if err := os.WriteFile(bin, files[strings.TrimPrefix(entrypoint, "/")], 0o700); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	out, err := exec.Command(bin, "--help").CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("-api-url")) {
-		return fmt.Errorf("/manager --help: %v\n%s", err, out)
+	if err != nil {
+		return fmt.Errorf("/manager --help: %w\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("-api-url")) {
+		return fmt.Errorf("/manager --help printed no usage:\n%s", out)
 	}
 	// The binary says what the annotations say.
 	out, err = exec.Command(bin, "--version").CombinedOutput()
@@ -319,8 +333,12 @@ func push(layoutDir, tarballPath string, idx v1.ImageIndex) error {
 	if err != nil {
 		return fmt.Errorf("push: %w", err)
 	}
-	if got, err := pulled.Digest(); err != nil || got != want {
-		return fmt.Errorf("pulled index %s (%v), pushed %s", got, err, want)
+	got, err := pulled.Digest()
+	if err != nil {
+		return fmt.Errorf("pull: %w", err)
+	}
+	if got != want {
+		return fmt.Errorf("pulled index %s, pushed %s", got, want)
 	}
 
 	img, err := crane.Load(tarballPath)

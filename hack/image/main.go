@@ -18,17 +18,21 @@ limitations under the License.
 // container engine or a registry.
 //
 //	image build --ref=IMG --bin-dir=DIR --platforms=linux/amd64,linux/arm64 \
-//	    --ca-certs=/etc/ssl/certs/ca-certificates.crt --layout=DIR --tarball=FILE
-//	image check --ref=IMG --layout=DIR --tarball=FILE --platforms=...
+//	    --ca-certs=FILE --ca-certs-origin=TEXT --layout=DIR --tarball=FILE \
+//	    --source=URL --revision=REV --version=VERSION
+//	image check --ref=IMG --layout=DIR --tarball=FILE --platforms=... --ca-certs=FILE \
+//	    --source=URL --revision=REV --version=VERSION
 //
-// build takes static binaries from DIR/<os>_<arch>/{manager,kubectl-eval}
-// and writes one OCI image index with an image per platform, the layout the
-// Dockerfile gives on distroless/static:nonroot: /manager (the entrypoint),
-// /kubectl-eval, CA certificates at /etc/ssl/certs/ca-certificates.crt, user
-// 65532:65532, no shell. It writes the index twice: as an OCI image layout
-// directory, and as a tarball holding that layout plus a docker-archive
-// manifest.json, which is what `docker save` writes, so `docker load`,
-// `kind load image-archive`, `podman load` and `crane push` all take it.
+// build takes static binaries from DIR/<os>_<arch>/{manager,kubectl-eval},
+// each with its CycloneDX SBOM beside it (<binary>.cdx.json), and writes one
+// OCI image index with an image per platform, the layout the Dockerfile
+// gives on distroless/static:nonroot: /manager (the entrypoint),
+// /kubectl-eval, their SBOMs in /sbom, the CA bundle FILE at
+// /etc/ssl/certs/ca-certificates.crt, user 65532:65532, no shell, on no base
+// image. It writes the index twice: as an OCI image layout directory, and as
+// a tarball holding that layout plus a docker-archive manifest.json, which is
+// what `docker save` writes, so `docker load`, `kind load image-archive`,
+// `podman load` and `crane push` all take it.
 package main
 
 import (

@@ -47,9 +47,13 @@ import (
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
+// The REST server's reads and updates. What only it does, create the three
+// kinds and delete Metrics, is in config/rest/role.yaml, which the
+// installers grant only with the REST server on: no marker here, so the
+// generated config/rbac/role.yaml is what the manager needs without it.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=list;watch
-// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;delete
 
 // Defaults of Options.
 const (

@@ -92,10 +92,11 @@ func waitEstablished(ctx context.Context, crds ...string) {
 	kubectl(ctx, nil, args...)
 }
 
-// kustomize renders a kustomization directory.
+// kustomize renders a kustomization directory with the pinned kustomize
+// (bin/kustomize; the Makefile sets KUSTOMIZE).
 func kustomize(ctx context.Context, dir string) []byte {
 	GinkgoHelper()
-	out, _ := run(ctx, nil, tool("KUBECTL", "kubectl"), "kustomize", dir)
+	out, _ := run(ctx, nil, tool("KUSTOMIZE", filepath.Join(repoRoot, "bin", "kustomize")), "build", dir)
 	return out
 }
 

@@ -37,10 +37,23 @@ import (
 // generatedRules are the manager's rules as `make manifests` generates them.
 func generatedRules() []rbacv1.PolicyRule {
 	GinkgoHelper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "config", "rbac", "role.yaml"))
+	return rulesOf("rbac/role.yaml")
+}
+
+// restRules are the rules only the REST server needs (config/rest/role.yaml).
+func restRules() []rbacv1.PolicyRule {
+	GinkgoHelper()
+	return rulesOf("rest/role.yaml")
+}
+
+// rulesOf reads the rules of the ClusterRole in config/<file>.
+func rulesOf(file string) []rbacv1.PolicyRule {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "config", file))
 	Expect(err).NotTo(HaveOccurred())
 	var role rbacv1.ClusterRole
-	Expect(yaml.Unmarshal(data, &role)).To(Succeed())
+	Expect(yaml.UnmarshalStrict(data, &role)).To(Succeed())
+	Expect(role.Rules).NotTo(BeEmpty(), "config/%s", file)
 	return role.Rules
 }
 
@@ -74,10 +87,10 @@ func permissions(rules []rbacv1.PolicyRule) []string {
 }
 
 // expectNamespaceScoped checks a namespace-scoped render: the manager
-// watches namespaces only, each has a Role with the generated rules on
+// watches namespaces only, each has a Role with the rules of want on
 // namespaced kinds, and the cluster-wide roles add only the rules on
 // cluster-scoped kinds (no Secret read anywhere else).
-func expectNamespaceScoped(objs []unstructured.Unstructured, namespaces ...string) {
+func expectNamespaceScoped(objs []unstructured.Unstructured, want []rbacv1.PolicyRule, namespaces ...string) {
 	GinkgoHelper()
 	_, c := manager(objs)
 	Expect(c.Args).To(ContainElement("--watch-namespaces=" + strings.Join(namespaces, ",")))
@@ -97,7 +110,7 @@ func expectNamespaceScoped(objs []unstructured.Unstructured, namespaces ...strin
 				found = append(found, role.Rules...)
 			}
 		}
-		Expect(permissions(append(found, clusterRules...))).To(ConsistOf(permissions(generatedRules())),
+		Expect(permissions(append(found, clusterRules...))).To(ConsistOf(permissions(want)),
 			"the rules granted in %s", ns)
 		Expect(ofKind[rbacv1.RoleBinding](objs, "RoleBinding")).To(ContainElement(And(
 			HaveField("Namespace", ns), HaveField("RoleRef.Kind", "Role"))), "no RoleBinding in %s", ns)
@@ -109,7 +122,7 @@ func expectNamespaceScoped(objs []unstructured.Unstructured, namespaces ...strin
 var _ = Describe("kustomize config/namespaced", func() {
 	It("grants the manager Roles in its namespace instead of cluster-wide Secret read", func(ctx SpecContext) {
 		rendered := kustomize(ctx, filepath.Join(repoRoot, "config", "namespaced"))
-		expectNamespaceScoped(decode(rendered), "team-a")
+		expectNamespaceScoped(decode(rendered), generatedRules(), "team-a")
 		quotas := ofKind[corev1.ResourceQuota](decode(rendered), "ResourceQuota")
 		Expect(quotas).To(HaveLen(1))
 		Expect(hardOf(quotas[0])).To(Equal(tenantQuota()), "the default budget")
@@ -127,7 +140,8 @@ var _ = Describe("Helm chart in namespace-scoped mode", func() {
 
 	It("grants Roles in the watched namespaces, and namespace read only for the selector", func(ctx SpecContext) {
 		objs := decode(helmTemplate(ctx, "eo", "ops", values...))
-		expectNamespaceScoped(objs, "team-b", "team-c")
+		// serveApi: the REST server's rules too.
+		expectNamespaceScoped(objs, append(generatedRules(), restRules()...), "team-b", "team-c")
 		_, c := manager(objs)
 		Expect(c.Args).To(ContainElements("--rest-namespace-selector=eval-operator.dev/rest=enabled",
 			"--allow-insecure-api-url"))

@@ -41,8 +41,14 @@ var crdNames = []string{
 
 // optIns are the commented-out entries of config/default/kustomization.yaml
 // that a user uncomments to turn a feature on.
-var optIns = []string{"../prometheus", "../network-policy", "path: manager_api_patch.yaml",
-	"path: manager_upstream_patch.yaml", "../certmanager", "../grafana", "path: manager_serving_cert_patch.yaml"}
+var optIns = []string{"../prometheus", "../network-policy", restComponent, "path: manager_upstream_patch.yaml",
+	"../certmanager", "../grafana", "../ha", certManagerNames}
+
+// The opt-ins of the REST server ([API]) and of cert-manager's names.
+const (
+	restComponent    = "../rest"
+	certManagerNames = "path: certmanager_names.yaml"
+)
 
 // allOptions turns on every optional part of the Helm chart.
 var allOptions = []string{
@@ -97,13 +103,26 @@ func uncomment(kustomization string, entries ...string) string {
 // opt-in of its default kustomization, as the comments there tell users to.
 func withOptIns() string {
 	GinkgoHelper()
+	return filepath.Join(configWith(optIns...), "default")
+}
+
+// configWith copies config/ to a temporary directory, turns on the given
+// opt-ins of its default kustomization and returns the copy.
+func configWith(entries ...string) string {
+	GinkgoHelper()
 	dir := GinkgoT().TempDir()
 	Expect(os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot, "config")))).To(Succeed())
+	editDefault(dir, func(k string) string { return uncomment(k, entries...) })
+	return dir
+}
+
+// editDefault rewrites the default kustomization of the config/ copy dir.
+func editDefault(dir string, edit func(string) string) {
+	GinkgoHelper()
 	path := filepath.Join(dir, "default", "kustomization.yaml")
 	data, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(path, []byte(uncomment(string(data), optIns...)), 0o600)).To(Succeed())
-	return filepath.Join(dir, "default")
+	Expect(os.WriteFile(path, []byte(edit(string(data))), 0o600)).To(Succeed())
 }
 
 var _ = Describe("kustomize config/default", func() {
@@ -135,7 +154,7 @@ var _ = Describe("kustomize config/default", func() {
 		Expect(apply(ctx, "packaging-kustomize", rendered)).NotTo(ContainSubstring(podSecurityWarning))
 		waitEstablished(ctx, crdNames...)
 		kubectl(ctx, nil, "get", "-n", "eval-operator-system", "deployment/eval-operator-controller-manager",
-			"serviceaccount/eval-operator-controller-manager", "service/eval-operator-api",
+			"serviceaccount/eval-operator-controller-manager",
 			"service/eval-operator-controller-manager-metrics-service")
 	}, SpecTimeout(2*time.Minute))
 
@@ -143,7 +162,7 @@ var _ = Describe("kustomize config/default", func() {
 		all := kustomize(ctx, withOptIns())
 		allObjs := decode(all)
 		Expect(kinds(allObjs)).To(ContainElements("ServiceMonitor", "NetworkPolicy", "PrometheusRule",
-			"Certificate", "Issuer"))
+			"Certificate", "Issuer", "PodDisruptionBudget"))
 		expectLeastPrivilege(allObjs)
 		expectRestricted(allObjs)
 		_, c := manager(allObjs)
@@ -157,7 +176,8 @@ var _ = Describe("kustomize config/default", func() {
 			"servicemonitor/eval-operator-controller-manager-metrics-monitor",
 			"prometheusrule/eval-operator-alerts", "configmap/eval-operator-grafana-dashboard",
 			"certificate/eval-operator-serving-cert", "issuer/eval-operator-selfsigned-issuer",
-			"networkpolicy/eval-operator-allow-metrics-traffic", "networkpolicy/eval-operator-allow-api-traffic")
+			"networkpolicy/eval-operator-allow-metrics-traffic", "networkpolicy/eval-operator-allow-api-traffic",
+			"service/eval-operator-api", "poddisruptionbudget/eval-operator-controller-manager")
 	}, SpecTimeout(2*time.Minute))
 })
 

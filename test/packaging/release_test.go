@@ -145,9 +145,16 @@ type chartMeta struct {
 	AppVersion string `json:"appVersion"`
 }
 
+// readChartMeta is the current chart's chartMeta.
 func readChartMeta() chartMeta {
 	GinkgoHelper()
-	data, err := os.ReadFile(filepath.Join(repoRoot, "charts", "eval-operator", "Chart.yaml"))
+	return chartMetaOf(filepath.Join(repoRoot, "charts", "eval-operator"))
+}
+
+// chartMetaOf reads the chartMeta of the chart in dir.
+func chartMetaOf(dir string) chartMeta {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	var meta chartMeta
 	Expect(yaml.Unmarshal(data, &meta)).To(Succeed())
