@@ -198,6 +198,9 @@ const (
 	// deleting it (deletionPolicy Orphan, standalone mode, or the Metric CRD
 	// being removed).
 	EventOrphaned = "Orphaned"
+	// EventInUse: a deleted EvaluationService or ClusterEvaluationService
+	// waits for the objects that still use it.
+	EventInUse = "InUse"
 )
 
 // Event reasons that are not condition reasons.

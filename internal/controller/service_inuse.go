@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,10 +39,6 @@ import (
 )
 
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationservices;clusterevaluationservices,verbs=update;patch
-
-// EventInUse is the event of a service whose deletion waits for the
-// objects that still use it.
-const EventInUse = "InUse"
 
 // inUseReconciler keeps a service's status.users and its finalizer: a
 // service that objects still use cannot vanish under them (their remote
@@ -61,12 +59,12 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	users, err := countUsers(ctx, r.client, remote.ServiceKey(svc))
+	users, holders, err := countUsers(ctx, r.client, remote.ServiceKey(svc))
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	before := svc.DeepCopyObject().(T)
-	if users > 0 {
+	if holders > 0 {
 		controllerutil.AddFinalizer(svc, v1alpha1.ServiceFinalizer)
 	} else {
 		controllerutil.RemoveFinalizer(svc, v1alpha1.ServiceFinalizer)
@@ -77,6 +75,11 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		before = svc.DeepCopyObject().(T)
 	}
+	if !svc.GetDeletionTimestamp().IsZero() && holders > 0 {
+		r.recorder.Eventf(svc, nil, corev1.EventTypeWarning, v1alpha1.EventInUse, "Delete",
+			"%d Metrics hold remote ids (or pending creates) of this service; it is deleted once none does "+
+				"(delete them, or set their deletionPolicy to Orphan and delete them)", holders)
+	}
 	if svc.GetServiceStatus().Users == users {
 		return ctrl.Result{}, nil
 	}
@@ -84,23 +87,26 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.client.Status().Patch(ctx, svc, client.MergeFrom(before)); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing status.users: %w", err))
 	}
-	if !svc.GetDeletionTimestamp().IsZero() && users > 0 {
-		r.recorder.Eventf(svc, nil, corev1.EventTypeWarning, EventInUse, "Delete",
-			"%d objects still use this service; it is deleted once none does (delete them, or point them at another service)", users)
-	}
 	return ctrl.Result{}, nil
 }
 
-// countUsers counts the objects of the three kinds that resolved to the service key names.
-func countUsers(ctx context.Context, c client.Client, key string) (int32, error) {
-	var n int
+// countUsers counts the objects of the three kinds that resolved to the
+// service key names, and among them the Metrics whose remote id or pending
+// create belongs to it: those hold it.
+func countUsers(ctx context.Context, c client.Client, key string) (users, holders int32, err error) {
 	for _, l := range []client.ObjectList{&v1alpha1.MetricList{}, &v1alpha1.TestsetDeletionList{}, &v1alpha1.TestcaseDeletionList{}} {
 		if err := c.List(ctx, l, client.MatchingFields{resolvedServiceIndex: key}); err != nil {
-			return 0, fmt.Errorf("counting the users of %s: %w", key, err)
+			return 0, 0, fmt.Errorf("counting the users of %s: %w", key, err)
 		}
-		n += len(requestsFor(l))
+		_ = meta.EachListItem(l, func(o runtime.Object) error {
+			users++
+			if m, ok := o.(*v1alpha1.Metric); ok && mayHaveRemote(m) {
+				holders++
+			}
+			return nil
+		})
 	}
-	return int32(n), nil //nolint:gosec // bounded by the objects in the cache
+	return users, holders, nil
 }
 
 // usesService enqueues, for the service kind named kind, the services an
@@ -125,7 +131,7 @@ func usesService(kind v1alpha1.ServiceKind) handler.EventHandler {
 			enqueue(q, e.Object)
 		},
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if remote.UsersKey(e.ObjectOld.(v1alpha1.Object)) != remote.UsersKey(e.ObjectNew.(v1alpha1.Object)) {
+			if usage(e.ObjectOld) != usage(e.ObjectNew) {
 				enqueue(q, e.ObjectOld, e.ObjectNew)
 			}
 		},
@@ -133,6 +139,18 @@ func usesService(kind v1alpha1.ServiceKind) handler.EventHandler {
 			enqueue(q, e.Object)
 		},
 	}
+}
+
+// usage is what of obj the users count sees: its service, and whether it holds it.
+func usage(obj client.Object) struct {
+	key   string
+	holds bool
+} {
+	m, ok := obj.(*v1alpha1.Metric)
+	return struct {
+		key   string
+		holds bool
+	}{remote.UsersKey(obj.(v1alpha1.Object)), ok && mayHaveRemote(m)}
 }
 
 func setupInUseReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *inUseReconciler[T], kind v1alpha1.ServiceKind) error {

@@ -93,6 +93,8 @@ type manager struct {
 type managerOptions struct {
 	controller.Options
 	remote.Defaults
+	// namespaces are watched beside the test's own namespace.
+	namespaces []string
 }
 
 func startManager(opts managerOptions) *manager {
@@ -105,9 +107,10 @@ func startManager(opts managerOptions) *manager {
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		// A manager sees only its test's namespace: what an earlier test left
 		// behind must not call this test's fake service or take its faults.
-		Cache: controller.CacheOptions([]string{testNamespace}),
+		Cache: controller.CacheOptions(append([]string{testNamespace}, opts.namespaces...)),
 	})
 	Expect(err).NotTo(HaveOccurred())
+	opts.Services = mgr.GetClient()
 	opts.Connector = remote.NewConnector(mgr.GetAPIReader(), opts.Defaults)
 	Expect(controller.SetupWithManager(mgr, opts.Options)).To(Succeed())
 

@@ -121,9 +121,8 @@ var _ = Describe("Resolving an object's service", func() {
 		m := metricIn("b", "1")
 		m.Spec.ServiceRef = &v1alpha1.ServiceReference{Kind: v1alpha1.KindEvaluationService, Name: "own"}
 		conn, err := connect(m, urlService("a", "own", "https://own.example.com/api/v2"))
-		var se *remote.ServiceError
-		Expect(err).To(BeAssignableToTypeOf(se))
-		Expect(err.(*remote.ServiceError).Reason).To(Equal(v1alpha1.ReasonServiceNotFound))
+		Expect(err).To(BeAssignableToTypeOf(&remote.ServiceError{}))
+		Expect(err).To(HaveField("Reason", v1alpha1.ReasonServiceNotFound))
 		Expect(err.Error()).To(ContainSubstring("EvaluationService/own not found in namespace b"))
 		Expect(conn.Service).To(Equal("EvaluationService/own"), "status names what the object asked for")
 	})
@@ -134,7 +133,7 @@ var _ = Describe("Resolving an object's service", func() {
 		m.Spec.ServiceRef = &v1alpha1.ServiceReference{Kind: v1alpha1.KindClusterEvaluationService, Name: "shared"}
 		_, err := connect(m, ces)
 		Expect(err).To(MatchError(ContainSubstring("does not allow namespace b")))
-		Expect(err.(*remote.ServiceError).Reason).To(Equal(v1alpha1.ReasonServiceNotAllowed))
+		Expect(err).To(HaveField("Reason", v1alpha1.ReasonServiceNotAllowed))
 
 		conn, err := connect(metricIn("b", "2"), clusterService("default", "https://shared.example.com/api/v2", "a"))
 		Expect(err).NotTo(HaveOccurred())
