@@ -88,6 +88,10 @@ const (
 	// ConditionStalled is True when the operator cannot progress without a
 	// person: a rejected spec, or a create whose outcome is unknown.
 	ConditionStalled = "Stalled"
+	// ConditionSynced (Metric only) is True when the remote Metric equals the
+	// spec, False with reason Drifted when it differs and managementPolicies
+	// keep the operator from correcting it. kstatus ignores it.
+	ConditionSynced = "Synced"
 )
 
 // Condition reasons. Every reason is documented in the README.
@@ -162,6 +166,20 @@ const (
 	// ReasonDeletingRemote: a deleted Metric waits for its remote Metric's
 	// deletion, which failed and is retried with backoff.
 	ReasonDeletingRemote = "DeletingRemote"
+	// ReasonObserved: the remote Metric exists and was read; managementPolicies
+	// do not allow Update, so the operator only mirrors it.
+	ReasonObserved = "Observed"
+	// ReasonCreateNotAllowed: no remote Metric is recorded or found by name,
+	// and managementPolicies do not allow Create.
+	ReasonCreateNotAllowed = "CreateNotAllowed"
+	// ReasonAmbiguousName: adoptionPolicy ByName found two or more Metrics with
+	// the Metric's name in its project that no other object holds.
+	ReasonAmbiguousName = "AmbiguousName"
+	// ReasonDrifted: the remote Metric differs from the spec and
+	// managementPolicies keep the operator from correcting it (Synced False).
+	ReasonDrifted = "Drifted"
+	// ReasonUpToDate: the remote Metric equals the spec (Synced True).
+	ReasonUpToDate = "UpToDate"
 	// ReasonServiceNotFound: the service connection the object resolves to
 	// (spec.serviceRef) does not exist; retried when it appears.
 	ReasonServiceNotFound = "ServiceNotFound"

@@ -151,7 +151,64 @@ type MetricSpec struct {
 	// +optional
 	// +kubebuilder:default=Delete
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// managementPolicies are the actions the operator may take on the remote
+	// Metric, with Crossplane's meaning: `["*"]` (the default) is all of them;
+	// otherwise a list of `Observe`, `Create`, `Update` and `Delete`. Observe
+	// is always implied: the operator reads the remote Metric and keeps status
+	// equal to what the service holds. Without Create it never creates (it
+	// adopts by name when adoptionPolicy allows); without Update it never
+	// sends a change, and reports a difference in the Synced condition;
+	// without Delete it keeps the remote Metric when the object is deleted,
+	// whatever deletionPolicy says. `["Observe"]` is a read-only mirror.
+	// +optional
+	// +kubebuilder:default={"*"}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="!self.exists(p, p == '*') || self.size() == 1",message="managementPolicies: \"*\" already means every action and cannot be listed with others",reason=FieldValueInvalid
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q == p))",message="managementPolicies must not repeat an action",reason=FieldValueInvalid
+	ManagementPolicies []ManagementAction `json:"managementPolicies,omitempty"`
+
+	// adoptionPolicy says what a Metric with no recorded remote id does
+	// before it creates: `None` (the default) creates; `ByName` first lists
+	// the project's Metrics and adopts the one with the same name that no
+	// other object of the cluster holds (two or more: Stalled
+	// AmbiguousName; none: create if managementPolicies allow it).
+	// +optional
+	// +kubebuilder:default=None
+	AdoptionPolicy AdoptionPolicy `json:"adoptionPolicy,omitempty"`
 }
+
+// ManagementAction is one action the operator may take on a remote Metric,
+// or `*` for all of them.
+// +kubebuilder:validation:Enum=Observe;Create;Update;Delete;*
+// +kubebuilder:validation:MaxLength=7
+type ManagementAction string
+
+const (
+	// ManagementObserve: read the remote Metric into status. Always implied.
+	ManagementObserve ManagementAction = "Observe"
+	// ManagementCreate: create the remote Metric when none is recorded.
+	ManagementCreate ManagementAction = "Create"
+	// ManagementUpdate: send spec changes and correct drift.
+	ManagementUpdate ManagementAction = "Update"
+	// ManagementDelete: delete the remote Metric with the object (as deletionPolicy says).
+	ManagementDelete ManagementAction = "Delete"
+	// ManagementAll: every action.
+	ManagementAll ManagementAction = "*"
+)
+
+// AdoptionPolicy says how a Metric with no recorded id finds its remote Metric.
+// +kubebuilder:validation:Enum=None;ByName
+type AdoptionPolicy string
+
+const (
+	// AdoptionNone: create the remote Metric (when Create is allowed).
+	AdoptionNone AdoptionPolicy = "None"
+	// AdoptionByName: adopt the project's one Metric with the same name, if any.
+	AdoptionByName AdoptionPolicy = "ByName"
+)
 
 // DeletionPolicy says what deleting a Metric does to its remote Metric.
 // +kubebuilder:validation:Enum=Delete;Orphan
@@ -218,8 +275,10 @@ type MetricStatus struct {
 	// +kubebuilder:validation:MaxLength=300
 	Service string `json:"service,omitempty"`
 
-	// conditions are Ready, Reconciling and Stalled; Ready's reason always
-	// says why it has its status.
+	// conditions are Ready, Reconciling, Stalled and Synced; Ready's reason
+	// always says why it has its status. Synced is True when the remote
+	// Metric equals the spec, False (reason Drifted) when it differs and
+	// managementPolicies keep the operator from correcting it.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -242,6 +301,7 @@ type MetricStatus struct {
 // +kubebuilder:printcolumn:name="Output",type=string,JSONPath=`.spec.outputType`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Synced",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.projectId`,priority=1
 // +kubebuilder:printcolumn:name="Service",type=string,JSONPath=`.status.service`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -47,6 +47,7 @@ type importOptions struct {
 	service   string
 	keyFile   string
 	output    string
+	observe   bool
 }
 
 func newImportCommand(kube *kubeFlags, getenv func(string) string) *cobra.Command {
@@ -57,7 +58,8 @@ func newImportCommand(kube *kubeFlags, getenv func(string) string) *cobra.Comman
 		Long: `Lists the Metrics of a project in the Evaluation Service and writes one Metric
 manifest per remote Metric, with its metric-id annotation: applying them adopts the
 remote Metrics instead of creating new ones, and their specs ask for exactly what the
-service holds, so nothing changes upstream.
+service holds, so nothing changes upstream. With --observe they are read-only mirrors
+(managementPolicies ["Observe"]): the cluster reads the Metrics and never writes to them.
 
 The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by --secret
 (data key apiKey) in the cluster of the kubeconfig. It is never printed. With --service,
@@ -76,6 +78,7 @@ or ClusterEvaluationService of the cluster.`,
 		"its url, caBundle and key instead of --api-url and --secret")
 	f.StringVar(&o.keyFile, "key-file", "", "a file holding the ak_ API key (default $"+envAPIKey+")")
 	f.StringVarP(&o.output, "output", "o", "-", "a directory to write one file per Metric into, or - for one stream on stdout")
+	f.BoolVar(&o.observe, "observe", false, `write read-only mirrors: managementPolicies ["Observe"], never a write to the service`)
 	_ = cmd.MarkFlagRequired("project-id")
 	return cmd
 }
@@ -107,6 +110,7 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 		// applies them chooses.
 		Namespace: o.kube.namespace,
 		Secret:    o.secret,
+		Observe:   o.observe,
 	})
 	if err != nil {
 		return err

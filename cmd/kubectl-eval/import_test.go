@@ -37,14 +37,17 @@ import (
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
-// createRemote creates n Metrics of every variant in project upstream.
-func createRemote(ctx SpecContext, upstream *evalapitest.Server, project string, n int) {
+// importedProject is the project the import specs import.
+const importedProject = "proj-a"
+
+// createRemote creates n Metrics of every variant in importedProject.
+func createRemote(ctx SpecContext, upstream *evalapitest.Server, n int) {
 	GinkgoHelper()
 	c, err := evalapi.NewClient(evalapi.Options{BaseURL: upstream.URL()})
 	Expect(err).NotTo(HaveOccurred())
 	for i := range n {
 		spec := framework.NewMetric("", fmt.Sprintf("Metric %d", i), i).Spec
-		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, remote.RequestFor(&spec))
+		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, importedProject, remote.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())
 	}
 }
@@ -74,7 +77,7 @@ var _ = Describe("import", func() {
 	})
 
 	It("writes every page's Metrics as manifests the API server accepts", func(ctx SpecContext) {
-		createRemote(ctx, upstream, "proj-a", 120)
+		createRemote(ctx, upstream, 120)
 		ns, err := framework.NewNamespace(ctx, k8s, "import-", evalapitest.DefaultKey)
 		Expect(err).NotTo(HaveOccurred())
 
@@ -100,7 +103,7 @@ var _ = Describe("import", func() {
 	})
 
 	It("takes the URL and key of a ClusterEvaluationService of the cluster with --service", func(ctx SpecContext) {
-		createRemote(ctx, upstream, "proj-a", 2)
+		createRemote(ctx, upstream, 2)
 		keys, err := framework.NewNamespace(ctx, k8s, "import-keys-", evalapitest.DefaultKey)
 		Expect(err).NotTo(HaveOccurred())
 		svc := &v1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{GenerateName: "import-"},
@@ -123,8 +126,24 @@ var _ = Describe("import", func() {
 		Expect(err).To(MatchError(ContainSubstring(`reading EvaluationService/missing`)))
 	})
 
+	It("writes read-only mirrors with --observe", func(ctx SpecContext) {
+		createRemote(ctx, upstream, 3)
+		ns, err := framework.NewNamespace(ctx, k8s, "import-observe-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		stdout, stderr, err := run(ctx, map[string]string{envAPIKey: evalapitest.DefaultKey},
+			"import", "--project-id", "proj-a", "-n", ns, "--observe", "--api-url", upstream.URL())
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		ms := decodeMetrics(strings.NewReader(stdout))
+		Expect(ms).To(HaveLen(3))
+		for i := range ms {
+			Expect(ms[i].Spec.ManagementPolicies).To(Equal([]v1alpha1.ManagementAction{v1alpha1.ManagementObserve}))
+			Expect(k8s.Create(ctx, &ms[i])).To(Succeed(), "Metric %s", ms[i].Name)
+		}
+		Expect(stdout).To(ContainSubstring("managementPolicies:\n  - Observe\n"))
+	})
+
 	It("writes one file per Metric with -o DIR, the key read from a file", func(ctx SpecContext) {
-		createRemote(ctx, upstream, "proj-a", 3)
+		createRemote(ctx, upstream, 3)
 		dir := GinkgoT().TempDir()
 		keyFile := filepath.Join(dir, "key")
 		Expect(os.WriteFile(keyFile, []byte(evalapitest.DefaultKey+"\n"), 0o600)).To(Succeed())

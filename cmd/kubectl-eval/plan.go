@@ -26,6 +26,7 @@ import (
 	"github.com/spf13/cobra"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 )
@@ -40,6 +41,10 @@ const (
 	actionDelete    = "delete"    // a deletion to run
 	actionCompleted = "completed" // a deletion that already ran
 	actionRunning   = "running"   // a deletion under way
+	// Under managementPolicies and adoptionPolicy (see planMetric).
+	actionAdoptByName = "adopt-by-name" // the project's one remote Metric with the same name
+	actionReportDrift = "report-drift"  // the spec changes, but the policy keeps the remote Metric as it is
+	actionNothing     = "nothing"       // no id, and the policy allows no create
 )
 
 type planOptions struct {
@@ -54,7 +59,9 @@ func newPlanCommand(kube *kubeFlags) *cobra.Command {
 		Short: "Show what a sync of the manifests would do, per object",
 		Long: `Reads manifests as validate does and says, per Metric, TestsetDeletion and
 TestcaseDeletion, what applying them would do: create a remote Metric, adopt one
-(metric-id annotation), leave it unchanged, update it, or be rejected by admission
+(metric-id annotation), adopt one by name (adoptionPolicy ByName), leave it
+unchanged, update it, report drift instead (managementPolicies without Update),
+nothing (no id, and managementPolicies without Create), or be rejected by admission
 (with the API server's reason, e.g. an immutable field); a deletion to run, running
 or already completed. The old versions come from the cluster with --live, or from
 a Git revision with --base; without either, every object is new.
@@ -137,18 +144,47 @@ func planOf(c checked) (action, detail string) {
 	return planDeletion(c)
 }
 
+// planMetric is what a sync does with a Metric under its managementPolicies
+// and adoptionPolicy, as the reconciler decides (without asking the service).
 func planMetric(c checked) (string, string) {
+	var m v1alpha1.Metric
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(c.stored.Object, &m); err != nil {
+		return actionRejected, err.Error()
+	}
+	readOnly := ""
+	if !m.Spec.Allows(v1alpha1.ManagementUpdate) {
+		readOnly = ", observed only: managementPolicies " + m.Spec.PoliciesString() + " do not allow Update"
+	}
 	if c.old == nil {
-		if id := c.Object.GetAnnotations()[v1alpha1.MetricIDAnnotation]; id != "" {
-			return actionAdopt, "the remote Metric " + id
+		return planNewMetric(&m, readOnly)
+	}
+	changed := changedFields(c.old, c.stored)
+	switch {
+	case len(changed) == 0:
+		return actionUnchanged, ""
+	case readOnly != "":
+		return actionReportDrift, "spec." + strings.Join(changed, ", spec.") + " not sent" + readOnly
+	}
+	return actionUpdate, "spec." + strings.Join(changed, ", spec.")
+}
+
+func planNewMetric(m *v1alpha1.Metric, readOnly string) (string, string) {
+	canCreate := m.Spec.Allows(v1alpha1.ManagementCreate)
+	switch {
+	case m.Annotations[v1alpha1.MetricIDAnnotation] != "":
+		return actionAdopt, "the remote Metric " + m.Annotations[v1alpha1.MetricIDAnnotation] + readOnly
+	case m.Spec.AdoptionPolicy == v1alpha1.AdoptionByName:
+		otherwise := "; if there is none, create one"
+		if !canCreate {
+			otherwise = "; if there is none, wait for one (managementPolicies do not allow Create)"
 		}
-		project, _, _ := unstructured.NestedString(c.stored.Object, "spec", "projectId")
-		return actionCreate, "a remote Metric in project " + project
+		return actionAdoptByName, fmt.Sprintf("the one remote Metric named %q in project %s%s%s",
+			m.Spec.Name, m.Spec.ProjectID, otherwise, readOnly)
+	case !canCreate:
+		return actionNothing, "no metric-id annotation, adoptionPolicy None and managementPolicies " +
+			m.Spec.PoliciesString() + " without Create: Stalled CreateNotAllowed"
 	}
-	if changed := changedFields(c.old, c.stored); len(changed) > 0 {
-		return actionUpdate, "spec." + strings.Join(changed, ", spec.")
-	}
-	return actionUnchanged, ""
+	return actionCreate, "a remote Metric in project " + string(m.Spec.ProjectID)
 }
 
 func planDeletion(c checked) (string, string) {

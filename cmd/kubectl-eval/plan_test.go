@@ -89,6 +89,43 @@ var _ = Describe("plan --live", func() {
 	})
 })
 
+var _ = Describe("plan under management and adoption policies", func() {
+	It("says which Metrics adopt by name, only report drift, or do nothing", func(ctx SpecContext) {
+		ns, err := framework.NewNamespace(ctx, k8s, "plan-policies-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		observe := []v1alpha1.ManagementAction{v1alpha1.ManagementObserve}
+		mirror := framework.NewMetric(ns, "mirror", 0)
+		mirror.Spec.ManagementPolicies = observe
+		Expect(k8s.Create(ctx, mirror)).To(Succeed())
+
+		var edited, byName, observer, idle v1alpha1.Metric
+		framework.NewMetric("", "mirror", 0).DeepCopyInto(&edited)
+		edited.Spec.ManagementPolicies, edited.Spec.Description = observe, ptr.To("changed")
+		framework.NewMetric("", "by-name", 0).DeepCopyInto(&byName)
+		byName.Spec.AdoptionPolicy = v1alpha1.AdoptionByName
+		framework.NewMetric("", "observer", 0).DeepCopyInto(&observer)
+		observer.Spec.AdoptionPolicy, observer.Spec.ManagementPolicies = v1alpha1.AdoptionByName, observe
+		framework.NewMetric("", "idle", 0).DeepCopyInto(&idle)
+		idle.Spec.ManagementPolicies = observe
+		dir := GinkgoT().TempDir()
+		writeManifest(dir, "metrics.yaml", stream(
+			metricManifest(&edited), metricManifest(&byName), metricManifest(&observer), metricManifest(&idle)))
+
+		stdout, stderr, err := run(ctx, nil, "plan", "--live", "-n", ns, dir)
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		for _, want := range []string{
+			"Metric " + ns + `/mirror: report-drift: spec.description not sent, observed only: managementPolicies ["Observe"] do not allow Update` + "\n",
+			"Metric " + ns + `/by-name: adopt-by-name: the one remote Metric named "` + byName.Spec.Name +
+				`" in project proj-testbed; if there is none, create one` + "\n",
+			"Metric " + ns + `/observer: adopt-by-name: the one remote Metric named "` + observer.Spec.Name +
+				`" in project proj-testbed; if there is none, wait for one (managementPolicies do not allow Create), observed only`,
+			"Metric " + ns + `/idle: nothing: no metric-id annotation, adoptionPolicy None and managementPolicies ["Observe"] without Create`,
+		} {
+			Expect(stdout).To(ContainSubstring(want))
+		}
+	})
+})
+
 // metricManifest is m as a manifest in a repository.
 func metricManifest(m *v1alpha1.Metric) string {
 	data, err := manifests.Marshal(m)

@@ -89,7 +89,7 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, conn *rem
 		if o, refused, err := r.claimOutcome(ctx, m, id); refused || err != nil {
 			return o, ctrl.Result{}, err
 		}
-		if !recreateAllowed(m, id) {
+		if !recreateAllowed(m, id) || !m.Spec.Allows(v1alpha1.ManagementCreate) {
 			return r.syncRemote(ctx, conn, m, id)
 		}
 		if err := r.forgetID(ctx, p, m, id); err != nil {
@@ -101,14 +101,14 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, conn *rem
 		// A create that never committed is sent again, through the guarded path.
 		c := conn.Client()
 		return r.settlePending(ctx, c, m, func() (outcome, ctrl.Result, error) {
-			return r.create(ctx, conn, c, m)
+			return r.createOrAdopt(ctx, conn, c, m)
 		})
 	}
 	if o, held, err := stillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.
 		return o, ctrl.Result{}, err
 	}
-	return r.create(ctx, conn, conn.Client(), m)
+	return r.createOrAdopt(ctx, conn, conn.Client(), m)
 }
 
 // create sends the one create request. Where the service could end up
@@ -150,6 +150,7 @@ func (r *MetricReconciler) create(ctx context.Context, conn *remote.Connection, 
 	err = r.annotateID(ctx, m, resp.ID)
 	// After the patch, which answers with the stored status.
 	remote.SetStatus(&m.Status, resp)
+	r.recordSynced(m, nil)
 	if err != nil {
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
 		return progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
@@ -168,7 +169,7 @@ func (r *MetricReconciler) markPending(ctx context.Context, m *v1alpha1.Metric, 
 	}
 	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.clock.Now().UTC().Format(time.RFC3339)
 	m.Annotations[v1alpha1.ServiceAnnotation] = endpoint
-	if m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan {
+	if m.Spec.DeletesRemote() {
 		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
 	}
 	if err := r.client.Update(ctx, m); err != nil {
@@ -195,6 +196,7 @@ func (r *MetricReconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric
 		return progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 	}
 	remote.SetStatus(&m.Status, resp)
+	r.recordSynced(m, nil)
 	return createdLocally(resp.ID), ctrl.Result{}, nil
 }
 

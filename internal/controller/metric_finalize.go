@@ -49,7 +49,7 @@ const forceHint = "; to delete the object and keep the remote Metric, set spec.d
 // wantsFinalizer reports whether deleting m must delete its remote Metric
 // first: by policy, and only when there is a remote copy to delete.
 func wantsFinalizer(conn *remote.Connection, m *v1alpha1.Metric) bool {
-	return !conn.Local && m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan
+	return !conn.Local && m.Spec.DeletesRemote()
 }
 
 // syncFinalizer adds the finalizer to a Metric that has, or may have, a
@@ -100,7 +100,7 @@ func (r *MetricReconciler) finalize(ctx context.Context, conn *remote.Connection
 	}
 	if !wantsFinalizer(conn, m) {
 		return r.release(ctx, m, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
-			"deletionPolicy is Orphan or the operator runs standalone: "+kept(m))
+			"deletionPolicy is Orphan, managementPolicies do not allow Delete, or the operator runs standalone: "+kept(m))
 	}
 	if id := m.RecordedID(); id != "" {
 		// A refused claim must not delete the remote Metric another object holds.

@@ -181,29 +181,38 @@ func listFailure(m *v1alpha1.Metric, err error) (outcome, ctrl.Result, error) {
 func (r *MetricReconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
 	equal []evalapi.Metric, complete bool, err error,
 ) {
+	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got evalapi.Metric) bool { return remote.Matches(got, &m.Spec) })
+}
+
+// listWhere returns the Metrics of project projectID that keep accepts,
+// newest first, following nextCursor for at most pages pages of
+// recoveryPageSize; complete is false when the bound cut the list short.
+func listWhere(ctx context.Context, c remote.Client, projectID v1alpha1.ResourceID, pages int, keep func(evalapi.Metric) bool) (
+	kept []evalapi.Metric, complete bool, err error,
+) {
 	opts := evalapi.ListOptions{Limit: recoveryPageSize}
-	for range recoveryPages {
+	for range pages {
 		var page evalapi.MetricPage
 		// A failed page is retried at once, briefly: one failure among ten
 		// pages would otherwise restart the whole list after a backoff.
 		err := retry.OnError(retry.DefaultBackoff, transientListFailure, func() (err error) {
-			page, err = c.List(ctx, m.Spec.ProjectID, opts)
+			page, err = c.List(ctx, projectID, opts)
 			return err
 		})
 		if err != nil {
 			return nil, false, err
 		}
 		for _, got := range page.Data {
-			if remote.Matches(got, &m.Spec) {
-				equal = append(equal, got)
+			if keep(got) {
+				kept = append(kept, got)
 			}
 		}
 		if page.NextCursor == nil {
-			return equal, !page.HasMore, nil
+			return kept, !page.HasMore, nil
 		}
 		opts.Cursor = *page.NextCursor
 	}
-	return equal, false, nil
+	return kept, false, nil
 }
 
 // transientListFailure reports whether a list may succeed when sent again
@@ -258,6 +267,7 @@ func (r *MetricReconciler) adoptRecovered(ctx context.Context, m *v1alpha1.Metri
 	err := r.annotateID(ctx, m, found.ID)
 	// After the patch, as after a create: status.id finishes the annotation if it failed.
 	remote.SetStatus(&m.Status, found)
+	r.recordSynced(m, nil)
 	if err != nil {
 		return progressing(v1alpha1.ReasonCreating, "recording the recovered remote id"), ctrl.Result{}, err
 	}

@@ -83,12 +83,19 @@ func (r *MetricReconciler) syncRemote(ctx context.Context, conn *remote.Connecti
 	if o, ok := syncedOutcome(m, id); ok {
 		return r.checkDrift(ctx, conn, drift, m, id, o)
 	}
-	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) {
+	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) || !m.Spec.Allows(v1alpha1.ManagementUpdate) {
+		// Without Update, a new spec is compared, never sent.
 		return r.adopt(ctx, conn.Client(), drift, m, id)
 	}
 	if c := stalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
 		// The service refused this very spec; it would refuse it again.
 		return stalled(c.Reason, c.Message), ctrl.Result{}, nil
+	}
+	if isStalledOn(m, v1alpha1.ReasonAmbiguousName) {
+		if held, o, res, err := r.holdIfAmbiguous(ctx, conn, conn.Client(), m); held {
+			return o, res, err
+		}
+		return r.adopt(ctx, conn.Client(), drift, m, id)
 	}
 	return r.update(ctx, conn.Client(), drift, m, id)
 }
@@ -131,16 +138,19 @@ func (r *MetricReconciler) adopt(ctx context.Context, c remote.Client, drift *dr
 		return remoteFailure(err, id)
 	}
 	remote.SetStatus(&m.Status, seen.Metric)
-	if !seen.UpToDate {
-		resp, err := c.Update(ctx, id, &m.Spec)
-		if err != nil {
-			return remoteFailure(err, id)
-		}
-		remote.SetStatus(&m.Status, resp)
+	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
+	if err != nil {
+		return remoteFailure(err, id)
+	}
+	remote.SetStatus(&m.Status, got)
+	if corrected {
 		metricUpdates.Inc()
 	}
 	drift.checked(m.UID)
-	if first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI {
+	switch {
+	case !m.Spec.Allows(v1alpha1.ManagementUpdate):
+		return observed(id, m), drift.requeue(m.UID), nil
+	case first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI:
 		return createdLocally(id), drift.requeue(m.UID), nil
 	}
 	return adopted(id), drift.requeue(m.UID), nil
@@ -156,6 +166,7 @@ func (r *MetricReconciler) update(ctx context.Context, c remote.Client, drift *d
 		return remoteFailure(err, id)
 	}
 	remote.SetStatus(&m.Status, resp)
+	r.recordSynced(m, nil)
 	metricUpdates.Inc()
 	drift.checked(m.UID)
 	return updated(m, id), drift.requeue(m.UID), nil
@@ -175,11 +186,11 @@ func (r *MetricReconciler) checkDrift(ctx context.Context, conn *remote.Connecti
 	if err != nil {
 		return driftFailure(err, id, current)
 	}
-	got := seen.Metric
-	if !seen.UpToDate {
-		if got, err = c.Update(ctx, id, &m.Spec); err != nil {
-			return driftFailure(err, id, current)
-		}
+	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
+	if err != nil {
+		return driftFailure(err, id, current)
+	}
+	if corrected {
 		driftCorrections.Inc()
 		r.recorder.Eventf(m, nil, corev1.EventTypeNormal, v1alpha1.EventDriftCorrected, "Update",
 			"remote Metric %s was changed outside the cluster; restored the spec", id)

@@ -166,7 +166,7 @@ var _ = Describe("Pause and retry annotations", func() {
 		setAnnotation(m, v1alpha1.PausedAnnotation, nil)
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(*meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)).To(Equal(before))
-		Expect(m.Status.Conditions).To(HaveLen(1), "nothing of the pause is left")
+		Expect(m.Status.Conditions).To(HaveLen(2), "nothing of the pause is left: Ready and Synced")
 		Expect(allCalls(up)).To(Equal(calls), "resuming a Ready Metric calls nothing")
 	})
 

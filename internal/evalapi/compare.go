@@ -22,19 +22,36 @@ package evalapi
 // for. Numbers compare as numbers (4 and 4.0 are equal). A field want does
 // not send is taken as remote has it, as a PATCH would keep it.
 func Differs(remote Metric, want MetricUpdate) bool {
-	return !sameFields(remote, ResponseFor(remote.ID, MergeUpdate(remote, want)))
+	return len(DifferingFields(remote, want)) > 0
 }
 
-func sameFields(a, b Metric) bool {
-	return a.Name == b.Name &&
-		equalPtr(a.Description, b.Description) &&
-		a.EvalType == b.EvalType &&
-		a.OutputType == b.OutputType &&
-		a.Guidelines == b.Guidelines &&
-		equalPtr(a.PromptTemplate, b.PromptTemplate) &&
-		equalPtr(a.EvalModelName, b.EvalModelName) &&
-		equalPtr(a.Temperature, b.Temperature) &&
-		equalPtr(a.PassingThreshold, b.PassingThreshold)
+// DifferingFields names, in the API's JSON names, the fields of remote that
+// sending want would change (see Differs); none when it would change nothing.
+func DifferingFields(remote Metric, want MetricUpdate) []string {
+	return differingFields(remote, ResponseFor(remote.ID, MergeUpdate(remote, want)))
+}
+
+func differingFields(a, b Metric) []string {
+	var fields []string
+	for _, f := range []struct {
+		name string
+		same bool
+	}{
+		{"name", a.Name == b.Name},
+		{"description", equalPtr(a.Description, b.Description)},
+		{"evalType", a.EvalType == b.EvalType},
+		{"outputType", a.OutputType == b.OutputType},
+		{"guidelines", a.Guidelines == b.Guidelines},
+		{"promptTemplate", equalPtr(a.PromptTemplate, b.PromptTemplate)},
+		{"evalModelName", equalPtr(a.EvalModelName, b.EvalModelName)},
+		{"temperature", equalPtr(a.Temperature, b.Temperature)},
+		{"passingThreshold", equalPtr(a.PassingThreshold, b.PassingThreshold)},
+	} {
+		if !f.same {
+			fields = append(fields, f.name)
+		}
+	}
+	return fields
 }
 
 // equalPtr reports whether both are unset or both hold equal values.

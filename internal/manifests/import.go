@@ -75,6 +75,9 @@ type ImportOptions struct {
 	// Secret names the Secret holding the API key, for apiKeySecretRef; empty
 	// leaves the operator's --default-api-key-secret in charge.
 	Secret string
+	// Observe makes the manifests read-only mirrors (managementPolicies
+	// ["Observe"]): the cluster reads the Metrics and never changes them.
+	Observe bool
 }
 
 // Imported is one Metric manifest per remote Metric, in the order of
@@ -103,6 +106,9 @@ func Imported(found []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, er
 		}
 		if opts.Secret != "" {
 			obj.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: opts.Secret}
+		}
+		if opts.Observe {
+			obj.Spec.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementObserve}
 		}
 		out = append(out, obj)
 	}

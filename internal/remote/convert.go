@@ -66,6 +66,12 @@ func Matches(remote evalapi.Metric, s *v1alpha1.MetricSpec) bool {
 	return !evalapi.Differs(remote, DesiredVariant(s))
 }
 
+// DriftedFields names the fields of remote, in the API's names, that differ
+// from what s asks for; none when Matches.
+func DriftedFields(remote evalapi.Metric, s *v1alpha1.MetricSpec) []string {
+	return evalapi.DifferingFields(remote, DesiredVariant(s))
+}
+
 func copyOf[T any](p *T) *T {
 	if p == nil {
 		return nil

@@ -123,6 +123,9 @@ func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
+	if e := refusedByPolicy(m, evaluationv1alpha1.ManagementUpdate); e != nil {
+		return e.response()
+	}
 	if m, err = s.patchSpec(r.Context(), m, u); err != nil {
 		return s.failure(metricKind, err)
 	}
@@ -176,6 +179,7 @@ func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) eva
 	}
 	next := remote.SpecFor(string(spec.ProjectID), merged)
 	next.APIKeySecretRef, next.DeletionPolicy = spec.APIKeySecretRef, spec.DeletionPolicy
+	next.ManagementPolicies, next.AdoptionPolicy, next.ServiceRef = spec.ManagementPolicies, spec.AdoptionPolicy, spec.ServiceRef
 	return next
 }
 
@@ -189,6 +193,9 @@ func (s *Server) deleteMetric(_ http.ResponseWriter, r *http.Request) response {
 	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
 	if err != nil {
 		return s.failure(metricKind, err)
+	}
+	if e := refusedByPolicy(m, evaluationv1alpha1.ManagementDelete); e != nil {
+		return e.response()
 	}
 	uid := m.UID
 	err = s.opts.Client.Delete(r.Context(), m, client.Preconditions{UID: &uid})

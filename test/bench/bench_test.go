@@ -95,16 +95,8 @@ func TestBench(t *testing.T) {
 			t.Fatalf("memory run: %v", err)
 		}
 	}
-	for _, c := range restConcurrencies {
-		if *flagRESTN == 0 {
-			break
-		}
-		if err := b.restRun(ctx, tab, *flagRESTN, c, concurrencies[len(concurrencies)-1]); err != nil {
-			t.Fatalf("REST run with %d in flight: %v", c, err)
-		}
-		if err := b.restRemoteRun(ctx, tab, *flagRESTN, c, concurrencies[len(concurrencies)-1]); err != nil {
-			t.Fatalf("REST run in remote mode with %d in flight: %v", c, err)
-		}
+	if err := b.restRuns(ctx, tab, restConcurrencies, concurrencies[len(concurrencies)-1]); err != nil {
+		t.Fatal(err)
 	}
 
 	if *flagIsolationN > 0 {
@@ -120,6 +112,23 @@ func TestBench(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// restRuns runs the REST server runs, standalone and remote, at each
+// number of requests in flight, with reconcilers workers.
+func (b *bench) restRuns(ctx context.Context, tab *table, inFlight []int, reconcilers int) error {
+	if *flagRESTN == 0 {
+		return nil
+	}
+	for _, c := range inFlight {
+		if err := b.restRun(ctx, tab, *flagRESTN, c, reconcilers); err != nil {
+			return fmt.Errorf("REST run with %d in flight: %w", c, err)
+		}
+		if err := b.restRemoteRun(ctx, tab, *flagRESTN, c, reconcilers); err != nil {
+			return fmt.Errorf("REST run in remote mode with %d in flight: %w", c, err)
+		}
+	}
+	return nil
 }
 
 // setUp starts the control plane and the upstream test server, and builds

@@ -46,8 +46,16 @@ const hungTimeout = 2 * time.Second
 // its timeout. One manager with c workers, both services as
 // EvaluationServices; the goal is at most 1.2x.
 func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (err error) {
-	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
-	defer silent.Close()
+	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * hungTimeout):
+		}
+	}))
+	defer func() {
+		silent.CloseClientConnections()
+		silent.Close()
+	}()
 	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c},
 		Defaults: remote.Defaults{Workers: c, AllowPrivateServiceAddresses: true}}, nil)
 	if err != nil {

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/test/framework"
 	"github.com/eval-operator/eval-operator/test/framework/argocd"
@@ -85,6 +86,24 @@ var _ = Describe("Argo CD health checks", func() {
 		expect(pending, "healthy", argocd.Healthy, "Created: created remote Metric")
 		expect(pendingTestset, "healthy", argocd.Healthy, "Completed: deleted testset")
 		expect(pendingTestcases, "healthy", argocd.Healthy, "Completed: deleted 2 testcases")
+
+		// A read-only mirror of a Metric made elsewhere: Healthy while it
+		// equals the spec, Degraded once the spec differs and its policy keeps
+		// the operator from sending it.
+		svc, err := evalapi.NewClient(evalapi.Options{BaseURL: upstream.URL()})
+		Expect(err).NotTo(HaveOccurred())
+		elsewhere, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, "proj_argocd",
+			evalapi.MetricRequest{Name: "Exact match", EvalType: "heuristic", OutputType: "boolean"})
+		Expect(err).NotTo(HaveOccurred())
+		mirror := metric(ns, "mirror", "good-key")
+		mirror.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: elsewhere.ID}
+		mirror.Spec.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementObserve}
+		Expect(k8s.Create(ctx, mirror)).To(Succeed())
+		expect(mirror, "healthy-observed", argocd.Healthy, "Observed: read remote Metric "+elsewhere.ID)
+		edited := mirror.DeepCopy()
+		edited.Spec.Description = ptr.To("edited in Git")
+		Expect(k8s.Patch(ctx, edited, client.MergeFrom(mirror))).To(Succeed())
+		expect(edited, "degraded-drifted", argocd.Degraded, "Drifted: the remote Metric differs from the spec in description")
 
 		// Paused: the Ready Metric stays Ready, the deletions created paused
 		// wait; Argo CD shows each Suspended.

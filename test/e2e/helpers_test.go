@@ -51,9 +51,15 @@ func startManager(ctx context.Context, name string, args ...string) *framework.M
 // manager's environment, as the chart's extraEnv adds it to the container's.
 func startManagerWithEnv(ctx context.Context, name string, env []string, args ...string) *framework.Manager {
 	GinkgoHelper()
+	return startManagerOn(ctx, controlPlane, name, env, args...)
+}
+
+// startManagerOn is startManagerWithEnv on another control plane, cp.
+func startManagerOn(ctx context.Context, cp *framework.ControlPlane, name string, env []string, args ...string) *framework.Manager {
+	GinkgoHelper()
 	probeAddr, err := framework.FreeAddr()
 	Expect(err).NotTo(HaveOccurred())
-	m, err := framework.StartManagerWithEnv(managerBinary, controlPlane.Kubeconfig, probeAddr, env, &prefixed{name: name},
+	m, err := framework.StartManagerWithEnv(managerBinary, cp.Kubeconfig, probeAddr, env, &prefixed{name: name},
 		append([]string{"--metrics-bind-address=0"}, args...)...)
 	Expect(err).NotTo(HaveOccurred())
 	// One killed after stopGrace has stopped all the same; its log shows why.
@@ -99,15 +105,20 @@ func newNamespace(ctx context.Context, name string) string {
 // removeAll deletes every object of this API in namespace, without waiting
 // for a manager to finalize them.
 func removeAll(ctx context.Context, namespace string) {
+	removeAllIn(ctx, k8s, namespace)
+}
+
+// removeAllIn is removeAll in the cluster of c.
+func removeAllIn(ctx context.Context, c client.Client, namespace string) {
 	for _, kind := range []string{"Metric", "TestsetDeletion", "TestcaseDeletion"} {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(kind + "List"))
-		Expect(k8s.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+		Expect(c.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
 		for i := range list.Items {
 			obj := &list.Items[i]
 			unfinalized := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
-			Expect(client.IgnoreNotFound(k8s.Patch(ctx, obj, unfinalized))).To(Succeed())
-			Expect(client.IgnoreNotFound(k8s.Delete(ctx, obj))).To(Succeed())
+			Expect(client.IgnoreNotFound(c.Patch(ctx, obj, unfinalized))).To(Succeed())
+			Expect(client.IgnoreNotFound(c.Delete(ctx, obj))).To(Succeed())
 		}
 	}
 }

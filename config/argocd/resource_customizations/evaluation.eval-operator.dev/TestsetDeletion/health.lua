@@ -2,7 +2,9 @@
 -- TestcaseDeletion), read from the conditions the operator writes:
 --   Suspended    the object is paused (Ready reason Paused, True or False)
 --   Healthy      Ready is True for the current generation
---   Degraded     Stalled is True: the operator needs a person (the message says what)
+--   Degraded     Stalled is True: the operator needs a person (the message says what);
+--                or Synced is False (Metric): the remote Metric differs from the spec
+--                and managementPolicies keep the operator from correcting it
 --   Progressing  anything else: new, waiting for the operator, or retrying by itself
 -- `make manifests` copies this file to each kind's resource_customizations
 -- directory and into the Helm chart; edit it here only.
@@ -11,12 +13,14 @@ if obj.status == nil or obj.status.conditions == nil then
   return hs
 end
 
-local ready, stalled
+local ready, stalled, synced
 for _, c in ipairs(obj.status.conditions) do
   if c.type == "Ready" then
     ready = c
   elseif c.type == "Stalled" then
     stalled = c
+  elseif c.type == "Synced" then
+    synced = c
   end
 end
 if ready == nil or ready.reason == "Pending" then
@@ -43,6 +47,9 @@ if stalled ~= nil and stalled.status == "True" then
 elseif ready.reason == "Paused" then
   hs.status = "Suspended"
   hs.message = describe(ready)
+elseif synced ~= nil and synced.status == "False" and (synced.observedGeneration or 0) >= generation then
+  hs.status = "Degraded"
+  hs.message = describe(synced)
 elseif ready.status == "True" then
   hs.status = "Healthy"
   hs.message = describe(ready)
