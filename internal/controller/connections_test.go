@@ -202,6 +202,26 @@ var _ = Describe("Connections", func() {
 		Expect(up.Calls(evalapitest.OpDeleteTestset)).To(BeZero())
 	})
 
+	It("re-tries the objects of a service when its key Secret is rotated", func() {
+		ns, up := newFixture()
+		opts := up.opts
+		opts.Defaults.AllowPrivateServiceAddresses, opts.Options.AllowPrivateServiceAddresses = true, true
+		startManager(opts)
+		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "service-key", rotatedKey))).To(Succeed())
+		svc := namespacedService(ns, v1alpha1.DefaultServiceName, at(up))
+		svc.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "service-key"}
+		Expect(k8s.Create(rootCtx, svc)).To(Succeed())
+		m := humanBoolean(ns, "m")
+		m.Spec.APIKeySecretRef = nil // the service's key
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(stalledReason(m)).Should(Equal(v1alpha1.ReasonUnauthorized), "the fake knows only testKey")
+
+		// A 401 waits five minutes unless the key changes: the Secret watch brings it back at once.
+		s := namedKeySecret(ns, "service-key", testKey)
+		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+	})
+
 	It("keeps a service while objects use it, and lets a Metric whose service is gone go only as Orphan", func() {
 		ns, up := newFixture()
 		opts := up.opts
