@@ -26,6 +26,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
@@ -63,7 +65,7 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 	}
 	defer func() { err = errors.Join(err, mgr.stop()) }()
 
-	serviceAt := func(prefix, url string) (string, error) {
+	serviceAt := func(prefix, url string, maxInFlight ...int32) (string, error) {
 		ns, err := b.newNamespace(ctx, prefix)
 		if err != nil {
 			return "", err
@@ -71,6 +73,9 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 		svc := &v1alpha1.EvaluationService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.DefaultServiceName},
 			Spec: v1alpha1.EvaluationServiceSpec{ServiceConnection: v1alpha1.ServiceConnection{URL: v1alpha1.ServiceURL(url),
 				Limits: v1alpha1.ServiceLimits{Timeout: &metav1.Duration{Duration: hungTimeout}}}}}
+		if len(maxInFlight) > 0 {
+			svc.Spec.Limits.MaxInFlight = &maxInFlight[0]
+		}
 		return ns, b.k8s.Create(ctx, svc)
 	}
 	alone, err := serviceAt("iso-alone-", b.server.URL())
@@ -82,27 +87,60 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 		return fmt.Errorf("B with A idle: %w", err)
 	}
 
-	nsA, err := serviceAt("iso-hung-", silent.URL+"/api/v2")
-	if err != nil {
-		return err
-	}
-	for i := range hung {
-		if err := b.k8s.Create(ctx, newMetric(nsA, fmt.Sprintf("hung-%05d", i), i)); err != nil {
-			return err
+	// beside measures B while hung Metrics wait on a silent service A
+	// whose maxInFlight is limit (0: the default share of the workers).
+	beside := func(prefix string, limit int32) (time.Duration, error) {
+		nsA, err := serviceAt(prefix+"hung-", silent.URL+"/api/v2", limit)
+		if err != nil {
+			return 0, err
 		}
+		for i := range hung {
+			if err := b.k8s.Create(ctx, newMetric(nsA, fmt.Sprintf("hung-%05d", i), i)); err != nil {
+				return 0, err
+			}
+		}
+		time.Sleep(hungTimeout) // every worker A can hold is holding
+		nsB, err := serviceAt(prefix+"beside-", b.server.URL())
+		if err != nil {
+			return 0, err
+		}
+		during, err := b.createAndWaitReady(ctx, mgr.mgr.GetCache(), nsB, n, c)
+		if err != nil {
+			return 0, fmt.Errorf("B with A hung: %w", err)
+		}
+		return during, b.pauseMetrics(ctx, nsA)
 	}
-	time.Sleep(hungTimeout) // every worker A can hold is holding
-	beside, err := serviceAt("iso-beside-", b.server.URL())
+	during, err := beside("iso-", 0)
 	if err != nil {
 		return err
 	}
-	during, err := b.createAndWaitReady(ctx, mgr.mgr.GetCache(), beside, n, c)
+	// The same without the share: what a hung service costs when it may hold every worker.
+	unbounded, err := beside("iso-all-", 1024)
 	if err != nil {
-		return fmt.Errorf("B with A hung: %w", err)
+		return err
 	}
 	label := fmt.Sprintf("isolation, %d workers: ", c)
 	tab.add(label+fmt.Sprintf("%d Metrics on service B Ready, service A idle", n), idle.Round(time.Millisecond).String(), "", "")
 	tab.add(label+fmt.Sprintf("the same while %d Metrics wait on service A, which answers nothing for %s", hung, hungTimeout),
 		during.Round(time.Millisecond).String(), "B with A idle", fmt.Sprintf("%.2fx (goal <= 1.2x)", during.Seconds()/idle.Seconds()))
+	tab.add(label+"the same with A's maxInFlight at 1024 instead of half the workers",
+		unbounded.Round(time.Millisecond).String(), "B with A idle", fmt.Sprintf("%.2fx", unbounded.Seconds()/idle.Seconds()))
+	return nil
+}
+
+// pauseMetrics pauses every Metric of ns: a service that answers nothing
+// keeps their creates pending, so they could not be deleted; paused, they
+// make no call and hold no worker.
+func (b *bench) pauseMetrics(ctx context.Context, ns string) error {
+	var all v1alpha1.MetricList
+	if err := b.k8s.List(ctx, &all, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("listing Metrics: %w", err)
+	}
+	paused := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+v1alpha1.PausedAnnotation+`":"true"}}}`))
+	for i := range all.Items {
+		if err := b.k8s.Patch(ctx, &all.Items[i], paused); err != nil {
+			return fmt.Errorf("pausing %s: %w", all.Items[i].Name, err)
+		}
+	}
 	return nil
 }
