@@ -401,10 +401,9 @@ func run(c config) error {
 		AllowPrivateServiceAddresses: c.allowPrivateServices,
 	})
 	if err := controller.SetupWithManager(mgr, controller.Options{
-		Connector:                    connector,
-		MaxConcurrentReconciles:      c.maxConcurrentReconciles,
-		RequestTimeout:               c.apiTimeout,
-		AllowPrivateServiceAddresses: c.allowPrivateServices,
+		Connector:               connector,
+		MaxConcurrentReconciles: c.maxConcurrentReconciles,
+		RequestTimeout:          c.apiTimeout,
 	}); err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ var _ = Describe("Connections", func() {
 		defaultService(nsC, v1alpha1.ServiceConnection{Standalone: &v1alpha1.StandaloneService{}})
 		opts := flags.opts
 		opts.namespaces = []string{nsA, nsB, nsC}
-		opts.Defaults.AllowPrivateServiceAddresses, opts.Options.AllowPrivateServiceAddresses = true, true // the fakes listen on loopback
+		opts.AllowPrivateServiceAddresses = true // the fakes listen on loopback
 		startManager(opts)
 
 		ms := map[string]*v1alpha1.Metric{}
@@ -180,7 +180,7 @@ var _ = Describe("Connections", func() {
 	It("waits for a missing service, refuses a cluster service to a namespace it does not allow", func() {
 		ns, up := newFixture()
 		opts := up.opts
-		opts.Defaults.AllowPrivateServiceAddresses, opts.Options.AllowPrivateServiceAddresses = true, true
+		opts.AllowPrivateServiceAddresses = true
 		startManager(opts)
 		m := humanBoolean(ns, "m")
 		m.Spec.ServiceRef = &v1alpha1.ServiceReference{Kind: v1alpha1.KindEvaluationService, Name: "later"}
@@ -205,7 +205,7 @@ var _ = Describe("Connections", func() {
 	It("re-tries the objects of a service when its key Secret is rotated", func() {
 		ns, up := newFixture()
 		opts := up.opts
-		opts.Defaults.AllowPrivateServiceAddresses, opts.Options.AllowPrivateServiceAddresses = true, true
+		opts.AllowPrivateServiceAddresses = true
 		startManager(opts)
 		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "service-key", rotatedKey))).To(Succeed())
 		svc := namespacedService(ns, v1alpha1.DefaultServiceName, at(up))
@@ -225,7 +225,7 @@ var _ = Describe("Connections", func() {
 	It("keeps a service while objects use it, and lets a Metric whose service is gone go only as Orphan", func() {
 		ns, up := newFixture()
 		opts := up.opts
-		opts.Defaults.AllowPrivateServiceAddresses, opts.Options.AllowPrivateServiceAddresses = true, true
+		opts.AllowPrivateServiceAddresses = true
 		startManager(opts)
 		svc := namespacedService(ns, "own", at(up))
 		Expect(k8s.Create(rootCtx, svc)).To(Succeed())

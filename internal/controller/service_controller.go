@@ -198,7 +198,7 @@ func setupServiceReconcilers(mgr ctrl.Manager, opts Options) error {
 	}
 	namespaced := &serviceReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
 		newObject:     func() *v1alpha1.EvaluationService { return &v1alpha1.EvaluationService{} },
-		refusePrivate: !opts.AllowPrivateServiceAddresses, interval: interval}
+		refusePrivate: opts.Connector.RefusesPrivate(), interval: interval}
 	cluster := &serviceReconciler[*v1alpha1.ClusterEvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
 		newObject: func() *v1alpha1.ClusterEvaluationService { return &v1alpha1.ClusterEvaluationService{} },
 		interval:  interval}

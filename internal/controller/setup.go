@@ -60,10 +60,6 @@ type Options struct {
 	// checks. Defaults to the real clock.
 	Clock clock.PassiveClock
 
-	// AllowPrivateServiceAddresses lets a namespaced EvaluationService reach
-	// loopback, link-local, unspecified and private addresses
-	// (--allow-private-service-addresses).
-	AllowPrivateServiceAddresses bool
 	// ServiceProbeInterval is how often a service is probed when nothing
 	// changes. Defaults to ten minutes.
 	ServiceProbeInterval time.Duration

@@ -122,6 +122,11 @@ func (c *Connector) keySource(obj v1alpha1.Object, s *service) keySource {
 	return src
 }
 
+// RefusesPrivate reports whether connections made for a namespaced
+// EvaluationService refuse the cluster's own addresses (loopback,
+// link-local, unspecified, private).
+func (c *Connector) RefusesPrivate() bool { return !c.defaults.AllowPrivateServiceAddresses }
+
 // KeySecretName names the Secret, in obj's namespace, that holds obj's
 // key when its service names none, or "": obj's own apiKeySecretRef, else
 // the default one.
