@@ -59,6 +59,8 @@ var _ = Describe("Leader election", func() {
 			"--leader-elect",
 			"--leader-election-namespace=" + ns,
 			fmt.Sprintf("--max-concurrent-reconciles=%d", workers),
+			// Every worker may wait on the service (the default is half of them).
+			fmt.Sprintf("--api-max-in-flight=%d", workers),
 		}
 		// The first replica is the leader: the second starts once it holds the Lease.
 		leader := startManager(ctx, "replica-1", args...)
