@@ -233,6 +233,11 @@ var _ = Describe("Connections", func() {
 		m.Spec.ServiceRef = &v1alpha1.ServiceReference{Kind: v1alpha1.KindEvaluationService, Name: "own"}
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		// The finalizer follows the Metric's pending mark by one reconcile of the service.
+		Eventually(func(g Gomega) []string {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(svc), svc)).To(Succeed())
+			return svc.Finalizers
+		}).Should(ContainElement(v1alpha1.ServiceFinalizer))
 
 		Expect(k8s.Delete(rootCtx, svc)).To(Succeed())
 		Eventually(eventReasons(ns, svc.Name, "Warning")).Should(ContainElement(v1alpha1.EventInUse))
