@@ -141,16 +141,16 @@ func usesService(kind v1alpha1.ServiceKind) handler.EventHandler {
 	}
 }
 
-// usage is what of obj the users count sees: its service, and whether it holds it.
-func usage(obj client.Object) struct {
+// use is what the users count sees of an object: the service it resolved
+// to, and whether it holds it (a Metric with a remote id or pending create).
+type use struct {
 	key   string
 	holds bool
-} {
+}
+
+func usage(obj client.Object) use {
 	m, ok := obj.(*v1alpha1.Metric)
-	return struct {
-		key   string
-		holds bool
-	}{remote.UsersKey(obj.(v1alpha1.Object)), ok && mayHaveRemote(m)}
+	return use{key: remote.UsersKey(obj.(v1alpha1.Object)), holds: ok && mayHaveRemote(m)}
 }
 
 func setupInUseReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *inUseReconciler[T], kind v1alpha1.ServiceKind) error {

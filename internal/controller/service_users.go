@@ -20,6 +20,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,9 +85,8 @@ func (u serviceUsers) ofServicesUsing(ctx context.Context, secret client.Object)
 			continue
 		}
 		for _, r := range requestsFor(l) {
-			svc := &v1alpha1.EvaluationService{}
-			svc.Namespace, svc.Name = r.Namespace, r.Name
-			reqs = append(reqs, u.listed(ctx, client.MatchingFields{resolvedServiceIndex: remote.ServiceKey(svc)})...)
+			key := remote.ServiceKey(&metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name})
+			reqs = append(reqs, u.listed(ctx, client.MatchingFields{resolvedServiceIndex: key})...)
 		}
 	}
 	return reqs
