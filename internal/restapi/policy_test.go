@@ -46,11 +46,18 @@ var _ = Describe("writes a Metric's managementPolicies forbid", func() {
 		base := m.DeepCopy()
 		m.Spec.ManagementPolicies = p
 		Expect(h.k8s.Patch(context.Background(), m, client.MergeFrom(base))).To(Succeed())
+		// Writes sent before the cache holds the policies would be served;
+		// each write is sent once, after.
+		cached := &evaluationv1alpha1.Metric{}
+		Eventually(func() ([]evaluationv1alpha1.ManagementAction, error) {
+			err := h.mgr.GetCache().Get(context.Background(), client.ObjectKeyFromObject(m), cached)
+			return cached.Spec.ManagementPolicies, err
+		}).Should(Equal(p))
 	}
 	expectRefused := func(send func() reply, action string) {
 		GinkgoHelper()
-		var rep reply
-		Eventually(func() int { rep = send(); return rep.status }).Should(Equal(http.StatusForbidden))
+		rep := send()
+		Expect(rep.status).To(Equal(http.StatusForbidden), "body: %s", rep.body)
 		Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
 		e := apiErrorOf(rep)
 		Expect(e["code"]).To(Equal(CodeForbidden))
