@@ -140,7 +140,8 @@ type TestcaseDeletionStatus struct {
 	DeletionStatus `json:",inline"`
 
 	// deleted is how many testcaseIds, in list order, the service has
-	// confirmed deleted. A restarted operator resumes at this index.
+	// confirmed deleted, recorded every 10 seconds while the deletion runs
+	// and whenever it stops. A restarted operator resumes at this index.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
@@ -149,7 +150,7 @@ type TestcaseDeletionStatus struct {
 
 // TestcaseDeletion deletes testcases of the Evaluation Service in bulk. The
 // operator sends POST /testcases/bulk-delete in batches and records progress
-// after each, so a restart resumes at the next batch.
+// every 10 seconds and whenever it stops, so a restart resumes where it was.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status

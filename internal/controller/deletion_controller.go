@@ -106,12 +106,20 @@ func newTestsetDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestsetD
 	return r
 }
 
+// bulkCheckpointEvery is how often a running bulk deletion records its
+// progress. Every status write stores the whole object in etcd again, up to
+// 1.3 MiB for 10,000 ids, and etcd keeps each copy until the API server
+// compacts its history (every five minutes): written after every batch, a
+// few deletions at the service's pace would fill etcd's quota within
+// minutes. What a crash loses is at most this much progress; those batches
+// are sent again, which deletes nothing twice (a 404 counts as deleted).
+const bulkCheckpointEvery = 10 * time.Second
+
 // newTestcaseDeletionReconciler deletes testcases in batches of the
-// service's size, recording progress after each batch so that a restart
-// resumes at the next one. Each confirmed batch but the last is
-// checkpointed through p; the last is recorded when Reconcile finishes. A
-// batch the service answers 404 NOT_FOUND is already gone, and counts as
-// deleted.
+// service's size, recording progress every bulkCheckpointEvery and whenever
+// it stops (an error, its turn at the service's limits, a shutdown) so that
+// a restart resumes at the next batch. A batch the service answers 404
+// NOT_FOUND is already gone, and counts as deleted.
 func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestcaseDeletion] {
 	r := &deletionReconciler[*v1alpha1.TestcaseDeletion]{base: b,
 		newObject: func() *v1alpha1.TestcaseDeletion { return &v1alpha1.TestcaseDeletion{} }}
@@ -123,13 +131,17 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 		if n := conn.BulkDeleteBatch; n > 0 && n < len(ids) {
 			batch = int32(n) //nolint:gosec // below len(ids)
 		}
+		progress := func() outcome {
+			return progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
+		}
 		var gone int32
+		recorded, at := d.Status.Deleted, r.clock.Now()
 		for d.Status.Deleted < total {
-			if d.Status.Deleted > 0 {
-				progress := progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
-				if err := p.Checkpoint(ctx, progress); err != nil {
+			if d.Status.Deleted > recorded && r.clock.Since(at) >= bulkCheckpointEvery {
+				if err := p.Checkpoint(ctx, progress()); err != nil {
 					return progressing(v1alpha1.ReasonDeleting, "recording progress"), ctrl.Result{}, err
 				}
+				recorded, at = d.Status.Deleted, r.clock.Now()
 			}
 			end := min(d.Status.Deleted+batch, total)
 			ok, err := c.DeleteTestcases(ctx, ids[d.Status.Deleted:end])
@@ -138,6 +150,9 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 			case alreadyGone(err):
 				gone += end - d.Status.Deleted
 			case err != nil:
+				if d.Status.Deleted > recorded {
+					keepProgress(ctx, p, progress(), err)
+				}
 				return deletionFailure(err)
 			case !ok:
 				return r.notSucceeded(&d.Status.DeletionStatus)
@@ -149,10 +164,31 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 	return r
 }
 
+// keepProgress records progress o when a reconcile stops on err before
+// Finish can: a turn at the service's limits writes nothing, and a shutdown
+// has cancelled ctx. Any other error is written by Finish with the progress.
+func keepProgress(ctx context.Context, p *statusPatcher, o outcome, err error) {
+	if _, throttled := remote.ThrottledFor(err); !throttled && ctx.Err() == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), progressWriteTimeout)
+	defer cancel()
+	if werr := p.Checkpoint(ctx, o); werr != nil {
+		ctrl.LoggerFrom(ctx).V(1).Info("Progress not recorded; the batches since are sent again", "error", werr.Error())
+	}
+}
+
+// progressWriteTimeout bounds the write of a deletion's progress during a
+// shutdown, well within the manager's graceful shutdown.
+const progressWriteTimeout = 5 * time.Second
+
 // countAttempt counts a call that was sent, whatever its answer; a call
-// refused for want of a usable key sent nothing.
+// refused for want of a usable key, or held back for its turn at the
+// service's limits, sent nothing.
 func countAttempt(st *v1alpha1.DeletionStatus, err error) {
-	if _, ok := errors.AsType[*remote.KeyError](err); !ok {
+	_, keyless := errors.AsType[*remote.KeyError](err)
+	_, throttled := remote.ThrottledFor(err)
+	if !keyless && !throttled {
 		st.Attempts++
 	}
 }

@@ -18,11 +18,13 @@ package controller_test
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -125,6 +127,44 @@ var _ = Describe("Deletion reconcilers", func() {
 		Expect(deleted[2499]).To(Equal("tc-02499"))
 	})
 
+	It("writes a bulk deletion that finishes within the checkpoint interval once, not once per batch", func() {
+		watch := watchWrites(ns, &v1alpha1.TestcaseDeletionList{})
+		startManager(up.opts)
+		d := testcaseDeletion(ns, "quick", 10000)
+		Expect(k8s.Create(rootCtx, d)).To(Succeed())
+		writes := writesUntilReady(watch)
+		Expect(writes).To(HaveLen(2), "the create and one status write, for 100 batches")
+		done := writes[1].(*v1alpha1.TestcaseDeletion)
+		Expect(done.Status.Deleted).To(BeEquivalentTo(10000))
+		Expect(done.Status.Attempts).To(BeEquivalentTo(100))
+		Expect(up.DeletedTestcases()).To(HaveLen(10000), "every id exactly once")
+	})
+
+	It("records a long bulk deletion's progress every 10 seconds", func() {
+		watch := watchWrites(ns, &v1alpha1.TestcaseDeletionList{})
+		// Each reading of the clock is a second later: the loop's ~100
+		// readings span about 100 s, 10 checkpoint intervals.
+		opts := up.opts
+		opts.Clock = &steppingClock{now: testStart, step: time.Second}
+		startManager(opts)
+		Expect(k8s.Create(rootCtx, testcaseDeletion(ns, "long", 10000))).To(Succeed())
+		writes := writesUntilReady(watch)
+		checkpoints := writes[1 : len(writes)-1]
+		Expect(len(checkpoints)).To(BeNumerically(">=", 4), "progress is recorded while it runs")
+		Expect(len(checkpoints)).To(BeNumerically("<=", 10), "at most once every 10 s, not after each of the 100 batches")
+		var last int32
+		for _, w := range checkpoints {
+			st := w.(*v1alpha1.TestcaseDeletion).Status
+			Expect(st.Deleted).To(BeNumerically(">", last))
+			Expect(st.Deleted % 100).To(BeZero(), "whole batches")
+			Expect(meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady).Message).
+				To(Equal(fmt.Sprintf("deleted %d of 10000 testcases", st.Deleted)))
+			last = st.Deleted
+		}
+		Expect(writes[len(writes)-1].(*v1alpha1.TestcaseDeletion).Status.Deleted).To(BeEquivalentTo(10000))
+		Expect(up.DeletedTestcases()).To(HaveLen(10000), "every id exactly once")
+	})
+
 	It("completes deletions at once in standalone mode", func() {
 		startManager(managerOptions{})
 		ts := testsetDeletion(ns, "local-ts", "testset-1")
@@ -148,3 +188,19 @@ var _ = Describe("Deletion reconcilers", func() {
 		Expect(done.Status.Attempts).To(BeEquivalentTo(1))
 	})
 })
+
+// steppingClock reads a step later each time it is read.
+type steppingClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *steppingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(c.step)
+	return c.now
+}
+
+func (c *steppingClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
