@@ -156,7 +156,7 @@ var _ = Describe("Deletion reconcilers", func() {
 		for _, w := range checkpoints {
 			st := w.(*v1alpha1.TestcaseDeletion).Status
 			Expect(st.Deleted).To(BeNumerically(">", last))
-			Expect(st.Deleted % 100).To(BeZero(), "whole batches")
+			Expect(st.Deleted%100).To(BeZero(), "whole batches")
 			Expect(meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady).Message).
 				To(Equal(fmt.Sprintf("deleted %d of 10000 testcases", st.Deleted)))
 			last = st.Deleted
