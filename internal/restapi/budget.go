@@ -22,10 +22,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -35,9 +38,10 @@ import (
 // A tenant's footprint is bounded per namespace and per kind, in objects;
 // the CRDs bound each object's size, so objects times that size bounds the
 // bytes (README, "Bounding what a tenant stores"). The budget is checked
-// from the cache before the create; a ResourceQuota sized from the same
-// numbers (the chart's and config/namespaced's) is the API server's hard
-// limit behind it, for creates racing past the check and for kubectl.
+// from the cache before the create, one create of a namespace and kind at
+// a time; a ResourceQuota sized from the same numbers (the chart's and
+// config/namespaced's) is the API server's hard limit behind it, for
+// creates through other replicas and for kubectl.
 
 // Budget is how many objects of each kind the server creates in one
 // namespace at most (kubectl's objects count too).
@@ -84,25 +88,125 @@ func (b Budget) withDefaults() Budget {
 	return b
 }
 
-// checkBudget refuses the create of req when the namespace's budget of the
-// kind is spent, unless req replays an earlier create (same Idempotency-Key),
-// which creates nothing. It reads the cache only: no API-server request.
-func (s *Server) checkBudget(ctx context.Context, ep *endpoint, req parsedRequest) error {
+// checkBudget admits the create of req when the namespace's budget of the
+// kind has room, or when req replays an earlier create (same
+// Idempotency-Key), which creates nothing. It reads the cache only: no
+// API-server request. An admitted create must call settle with whether it
+// created the object: until then, the namespace's other creates of the
+// kind wait, so that requests in flight together cannot each see room for
+// one more.
+func (s *Server) checkBudget(ctx context.Context, ep *endpoint, req parsedRequest) (settle func(created bool), err error) {
 	limit, list := s.opts.Budget.limitOf(ep.kind)
 	namespace := req.obj.GetNamespace()
-	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("counting %s objects: %w", ep.kind, err)
+	ledger := s.ledgers.lock(namespace, ep.kind)
+	settle = func(created bool) {
+		if created {
+			ledger.created(req.obj.GetName(), time.Now())
+		}
+		s.ledgers.unlock(ledger)
 	}
-	if meta.LenList(list) < limit {
-		return nil
+	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		settle(false)
+		return nil, fmt.Errorf("counting %s objects: %w", ep.kind, err)
+	}
+	if ledger.count(list, time.Now()) < limit {
+		return settle, nil
 	}
 	if req.idemKey != "" {
 		if err := s.opts.Cache.Get(ctx, client.ObjectKeyFromObject(req.obj), ep.newObject()); err == nil {
-			return nil
+			return settle, nil
 		}
 	}
-	return quotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, ep.kind),
+	settle(false)
+	return nil, quotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, ep.kind),
 		map[string]any{"kind": ep.kind, "limit": limit})
+}
+
+// unseenFor is how long a create this server made counts against the
+// budget while the cache does not show it: the cache normally shows it
+// within milliseconds; an object deleted before it ever did is forgotten
+// after this.
+const unseenFor = 30 * time.Second
+
+// ledgers holds a ledger per namespace and kind that has a create in
+// flight or one the cache has not shown yet.
+type ledgers struct {
+	mu sync.Mutex
+	m  map[ledgerKey]*ledger
+}
+
+type ledgerKey struct{ namespace, kind string }
+
+// ledger serialises one namespace's creates of one kind, and counts those
+// made here that the cache does not show yet.
+type ledger struct {
+	key ledgerKey
+	mu  sync.Mutex
+	// users is how many requests hold or wait for mu; guarded by ledgers.mu.
+	users int
+	// unseen holds the names created here and not yet in the cache, with
+	// when; guarded by mu.
+	unseen map[string]time.Time
+}
+
+// lock returns the ledger of namespace and kind, locked.
+func (ls *ledgers) lock(namespace, kind string) *ledger {
+	k := ledgerKey{namespace, kind}
+	ls.mu.Lock()
+	if ls.m == nil {
+		ls.m = map[ledgerKey]*ledger{}
+	}
+	l := ls.m[k]
+	if l == nil {
+		l = &ledger{key: k, unseen: map[string]time.Time{}}
+		ls.m[k] = l
+	}
+	l.users++
+	ls.mu.Unlock()
+	l.mu.Lock()
+	return l
+}
+
+// unlock releases l, and forgets it when nobody uses it and it counts
+// nothing the cache does not show.
+func (ls *ledgers) unlock(l *ledger) {
+	empty := len(l.unseen) == 0
+	l.mu.Unlock()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l.users--
+	if l.users == 0 && empty {
+		delete(ls.m, l.key)
+	}
+}
+
+// created records a create of name made at now.
+func (l *ledger) created(name string, now time.Time) { l.unseen[name] = now }
+
+// count is how many objects count against the budget: those in list, the
+// cache's, and those created here that it does not show yet. It forgets
+// those the cache shows, and those unseen for longer than unseenFor.
+func (l *ledger) count(list client.ObjectList, now time.Time) int {
+	n := meta.LenList(list)
+	if len(l.unseen) == 0 {
+		return n
+	}
+	listed := make(map[string]bool, n)
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		if m, err := meta.Accessor(o); err == nil {
+			listed[m.GetName()] = true
+		}
+		return nil
+	})
+	for name, at := range l.unseen {
+		switch {
+		case listed[name], now.Sub(at) > unseenFor:
+			delete(l.unseen, name)
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 func quotaExceeded(message string, details map[string]any) *apiError {

@@ -19,6 +19,7 @@ package restapi
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -65,6 +66,35 @@ var _ = Describe("A tenant's budget", func() {
 		Eventually(func() (int, error) { return cachedLen(t.namespace, &evaluationv1alpha1.TestcaseDeletionList{}) }).Should(Equal(1))
 		expectQuotaRefusal(post(bulk, `{"ids":["b"]}`))
 		Expect(cachedLen(t.namespace, &evaluationv1alpha1.TestcaseDeletionList{})).To(Equal(1), "nothing written past the budget")
+	})
+
+	It("counts creates sent together, and those the cache does not show yet: never one past the budget", func() {
+		_, url, err := addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+			o.Budget = Budget{Metrics: 3}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		Eventually(func() int {
+			return sendTo(url, request{method: http.MethodGet, path: projectPath, key: t.key}).status
+		}).Should(Equal(http.StatusOK))
+		const sent = 12
+		statuses := make(chan int, sent)
+		var wg sync.WaitGroup
+		for range sent {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				statuses <- sendTo(url, request{method: http.MethodPost, path: projectPath, key: t.key,
+					body: variantBody("human", "int")}).status
+			})
+		}
+		wg.Wait()
+		close(statuses)
+		counts := map[int]int{}
+		for s := range statuses {
+			counts[s]++
+		}
+		Expect(counts).To(Equal(map[int]int{http.StatusCreated: 3, http.StatusForbidden: sent - 3}))
+		Expect(metricsIn(t.namespace)).To(HaveLen(3))
 	})
 
 	It("answers a full ResourceQuota with a 403, not a 500", func() {

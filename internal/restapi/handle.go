@@ -84,10 +84,12 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if local != nil && local.complete != nil {
 		local.complete(req.obj)
 	}
-	if err := s.checkBudget(r.Context(), ep, req); err != nil {
+	settle, err := s.checkBudget(r.Context(), ep, req)
+	if err != nil {
 		return s.failure(ep.kind, err)
 	}
 	replay, err := s.createOrReplay(r.Context(), ep, req)
+	settle(err == nil && !replay)
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}

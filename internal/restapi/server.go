@@ -183,11 +183,13 @@ type Options struct {
 // Server is the built-in REST server. It is a manager.Runnable that every
 // replica runs (it needs no leader). Start it once.
 type Server struct {
-	opts      Options
-	log       logr.Logger
-	keys      *keyring
-	waiters   *waiters
-	unseen    *unseen
+	opts    Options
+	log     logr.Logger
+	keys    *keyring
+	waiters *waiters
+	unseen  *unseen
+	// ledgers serialise each namespace's creates of a kind for the budget.
+	ledgers   ledgers
 	endpoints []*endpoint
 	admission *admission
 	handler   http.Handler
