@@ -94,7 +94,7 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, conn *rem
 		}
 		if err := r.forgetID(ctx, p, m, id); err != nil {
 			// Still RemoteNotFound with the recreate annotation: the next attempt repeats this.
-			return remoteNotFound(id), ctrl.Result{}, err
+			return remoteNotFound(m, id), ctrl.Result{}, err
 		}
 	}
 	if m.CreatePending() {

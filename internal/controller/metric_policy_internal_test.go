@@ -92,3 +92,23 @@ func TestPolicies(t *testing.T) {
 		t.Error("deletionPolicy Orphan deletes the remote Metric")
 	}
 }
+
+// A gone remote Metric offers the recreate annotation only where the
+// policies allow a create; otherwise the message says why not.
+func TestRemoteNotFoundOffersWhatThePoliciesAllow(t *testing.T) {
+	m := &v1alpha1.Metric{}
+	all := remoteNotFound(m, "met_1")
+	if !strings.Contains(all.message, v1alpha1.RecreateAnnotation) {
+		t.Errorf("with every policy, %q does not offer %s", all.message, v1alpha1.RecreateAnnotation)
+	}
+	m.Spec.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementObserve, v1alpha1.ManagementUpdate}
+	observe := remoteNotFound(m, "met_1")
+	if observe.reason != v1alpha1.ReasonRemoteNotFound || strings.Contains(observe.message, v1alpha1.RecreateAnnotation) {
+		t.Errorf("without Create: got %s %q, want RemoteNotFound without %s", observe.reason, observe.message, v1alpha1.RecreateAnnotation)
+	}
+	for _, want := range []string{"met_1", `["Observe", "Update"]`, "do not allow Create", v1alpha1.MetricIDAnnotation} {
+		if !strings.Contains(observe.message, want) {
+			t.Errorf("without Create, %q does not name %q", observe.message, want)
+		}
+	}
+}

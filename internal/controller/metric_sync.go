@@ -135,12 +135,12 @@ func (r *MetricReconciler) adopt(ctx context.Context, c remote.Client, drift *dr
 	first := m.Status.ID != id
 	seen, err := c.Observe(ctx, id, &m.Spec)
 	if err != nil {
-		return remoteFailure(err, id)
+		return remoteFailure(err, m, id)
 	}
 	remote.SetStatus(&m.Status, seen.Metric)
 	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
 	if err != nil {
-		return remoteFailure(err, id)
+		return remoteFailure(err, m, id)
 	}
 	remote.SetStatus(&m.Status, got)
 	if corrected {
@@ -163,7 +163,7 @@ func (r *MetricReconciler) update(ctx context.Context, c remote.Client, drift *d
 ) {
 	resp, err := c.Update(ctx, id, &m.Spec)
 	if err != nil {
-		return remoteFailure(err, id)
+		return remoteFailure(err, m, id)
 	}
 	remote.SetStatus(&m.Status, resp)
 	r.recordSynced(m, nil)
@@ -184,11 +184,11 @@ func (r *MetricReconciler) checkDrift(ctx context.Context, conn *remote.Connecti
 	c := conn.Client()
 	seen, err := c.Observe(ctx, id, &m.Spec)
 	if err != nil {
-		return driftFailure(err, id, current)
+		return driftFailure(err, m, id, current)
 	}
 	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
 	if err != nil {
-		return driftFailure(err, id, current)
+		return driftFailure(err, m, id, current)
 	}
 	if corrected {
 		driftCorrections.Inc()
@@ -203,27 +203,35 @@ func (r *MetricReconciler) checkDrift(ctx context.Context, conn *remote.Connecti
 // driftFailure is the outcome of a failed drift check: a passing failure of
 // the service (5xx, 429, no answer) leaves the Metric Ready and retries
 // the check with backoff; anything else is reported as for any call.
-func driftFailure(err error, id string, current outcome) (outcome, ctrl.Result, error) {
+func driftFailure(err error, m *v1alpha1.Metric, id string, current outcome) (outcome, ctrl.Result, error) {
 	switch evalapi.KindOf(err) {
 	case evalapi.KindUnavailable, evalapi.KindOutcomeUnknown, evalapi.KindRateLimited, evalapi.KindNotSent:
 		return current, ctrl.Result{}, fmt.Errorf("checking remote Metric %s for drift: %w", id, err)
 	}
-	return remoteFailure(err, id)
+	return remoteFailure(err, m, id)
 }
 
-// remoteFailure maps a failed read or update of remote Metric id. A 404
-// means the service has no such Metric (or does not serve the operation):
-// the Metric stalls, and is never created again by itself.
-func remoteFailure(err error, id string) (outcome, ctrl.Result, error) {
+// remoteFailure maps a failed read or update of m's remote Metric id. A
+// 404 means the service has no such Metric (or does not serve the
+// operation): the Metric stalls, and is never created again by itself.
+func remoteFailure(err error, m *v1alpha1.Metric, id string) (outcome, ctrl.Result, error) {
 	if evalapi.KindOf(err) != evalapi.KindNotFound {
 		return upstreamFailure(err)
 	}
-	return remoteNotFound(id), ctrl.Result{}, nil
+	return remoteNotFound(m, id), ctrl.Result{}, nil
 }
 
-func remoteNotFound(id string) outcome {
+// remoteNotFound is m's outcome when its remote Metric id is gone. It
+// offers a new create only where m's policies allow one.
+func remoteNotFound(m *v1alpha1.Metric, id string) outcome {
+	gone := fmt.Sprintf("the service has no Metric %s (404), or does not serve reading and updating Metrics", id)
+	if !m.Spec.Allows(v1alpha1.ManagementCreate) {
+		return stalled(v1alpha1.ReasonRemoteNotFound, fmt.Sprintf(
+			"%s; spec.managementPolicies %s do not allow Create: set annotation %s to the id of the Metric to use",
+			gone, m.Spec.PoliciesString(), v1alpha1.MetricIDAnnotation))
+	}
 	return stalled(v1alpha1.ReasonRemoteNotFound, fmt.Sprintf(
-		"the service has no Metric %s (404), or does not serve reading and updating Metrics; the operator does not "+
-			"create it again by itself: set annotation %s to %q to allow one new create, or %s to the id of the Metric to use",
-		id, v1alpha1.RecreateAnnotation, id, v1alpha1.MetricIDAnnotation))
+		"%s; the operator does not create it again by itself: set annotation %s to %q to allow one new create, "+
+			"or %s to the id of the Metric to use",
+		gone, v1alpha1.RecreateAnnotation, id, v1alpha1.MetricIDAnnotation))
 }
