@@ -37,7 +37,7 @@ import (
 
 // A tenant's footprint is bounded per namespace and per kind, in objects;
 // the CRDs bound each object's size, so objects times that size bounds the
-// bytes (README, "Bounding what a tenant stores"). The budget is checked
+// bytes (docs/rest-api.md, "Bounding what a tenant stores"). The budget is checked
 // from the cache before the create, one create of a namespace and kind at
 // a time; a ResourceQuota sized from the same numbers (the chart's and
 // config/namespaced's) is the API server's hard limit behind it, for
