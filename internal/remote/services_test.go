@@ -243,7 +243,7 @@ var _ = Describe("A service's gate", func() {
 		for _, uid := range []string{"x", "y"} {
 			Expect(observe(c, uid)).To(Succeed(), "%s's first call finds the reserve", uid)
 		}
-		Eventually(done).WithTimeout(5*time.Second).Should(Receive(BeNil()), "the later calls still go at the rate")
+		Eventually(done).WithTimeout(5 * time.Second).Should(Receive(BeNil()), "the later calls still go at the rate")
 	})
 
 	It("turns a later call away once it waited the request timeout for its turn", func() {
