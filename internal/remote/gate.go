@@ -76,8 +76,7 @@ func ThrottledFor(err error) (time.Duration, bool) {
 // the rate is used up the object gets a turn (a reserved token) and is told
 // to come back for it; when every place in flight is taken, it is told to
 // come back in a second. Later calls of the same reconcile wait, briefly,
-// so that a reconcile that got its turn finishes its work, but leave first
-// calls a reserve (see wait).
+// so that a reconcile that got its turn finishes its work.
 type gate struct {
 	name    string
 	limiter *rate.Limiter
@@ -153,66 +152,24 @@ func (g *gate) dropOverdue(now time.Time) {
 }
 
 // wait lets a later call of a reconcile through once the limits allow,
-// waiting at most the request timeout for its turn and for a place in
-// flight. A later call leaves a reserve of the burst to first calls: a
-// reconcile with many calls to make (a bulk deletion's batches) then takes
-// the service's rate as it frees up, yet an object waiting for its one call
-// does not queue behind every batch.
+// waiting at most the request timeout for a place in flight.
 func (g *gate) wait(ctx context.Context) (release func(), err error) {
-	wait, cancel := context.WithTimeout(ctx, g.requestTimeout())
-	defer cancel()
-	if err := g.laterTurn(wait); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("waiting for the client-side rate limit of %s: %w", g.name, ctx.Err())
-		}
-		return nil, &Throttled{After: busyRetry, Service: g.name}
+	if err := g.limiter.Wait(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the client-side rate limit of %s: %w", g.name, err)
 	}
 	if g.slots == nil {
 		return func() {}, nil
 	}
+	timeout := g.timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	wait, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	select {
 	case g.slots <- struct{}{}:
 		return func() { <-g.slots }, nil
 	case <-wait.Done():
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("waiting for a place in flight to %s: %w", g.name, ctx.Err())
-		}
 		return nil, &Throttled{After: busyRetry, Service: g.name}
 	}
-}
-
-// laterTurn takes a token for a later call once more than the first calls'
-// reserve is left, or fails when ctx ends first.
-func (g *gate) laterTurn(ctx context.Context) error {
-	if g.limiter.Limit() == rate.Inf {
-		return nil
-	}
-	reserve := float64(g.limiter.Burst() / firstCallShare)
-	for {
-		now := time.Now()
-		short := reserve + 1 - g.limiter.TokensAt(now)
-		if short <= 0 && g.limiter.AllowN(now, 1) {
-			return nil
-		}
-		delay := time.Duration(max(short, 1) / float64(g.limiter.Limit()) * float64(time.Second))
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
-// firstCallShare: a service's first calls have a reserve of one
-// firstCallShare-th of its burst that later calls leave them.
-const firstCallShare = 4
-
-// requestTimeout bounds how long a later call waits for its turn.
-func (g *gate) requestTimeout() time.Duration {
-	if g.timeout <= 0 {
-		return 10 * time.Second
-	}
-	return g.timeout
 }

@@ -223,47 +223,6 @@ var _ = Describe("A service's gate", func() {
 		Expect(observe(c, "b")).To(Succeed(), "b's turn has come")
 	})
 
-	It("keeps a reserve of the burst for first calls that a reconcile's later calls leave them", func() {
-		c := gated(stubService{}, remote.Limits{QPS: 20, Burst: 8}) // a reserve of 2
-		m := metricIn("ns", "bulk")
-		conn, err := c.Connect(ctx, m)
-		Expect(err).NotTo(HaveOccurred())
-		bulk := conn.Client()
-		done := make(chan error, 1)
-		go func() {
-			for range 30 { // the burst, then a second and more at the rate
-				if _, err := bulk.Observe(ctx, "met_1", &m.Spec); err != nil {
-					done <- err
-					return
-				}
-			}
-			done <- nil
-		}()
-		time.Sleep(500 * time.Millisecond) // the burst is spent; bulk goes at the rate
-		for _, uid := range []string{"x", "y"} {
-			Expect(observe(c, uid)).To(Succeed(), "%s's first call finds the reserve", uid)
-		}
-		Eventually(done).WithTimeout(5 * time.Second).Should(Receive(BeNil()), "the later calls still go at the rate")
-	})
-
-	It("turns a later call away once it waited the request timeout for its turn", func() {
-		c := gated(stubService{}, remote.Limits{QPS: 1, Burst: 4, Timeout: 300 * time.Millisecond})
-		m := metricIn("ns", "bulk")
-		conn, err := c.Connect(ctx, m)
-		Expect(err).NotTo(HaveOccurred())
-		bulk := conn.Client()
-		Expect(bulk.Observe(ctx, "met_1", &m.Spec)).Error().NotTo(HaveOccurred())
-		for _, uid := range []string{"x", "y", "z"} {
-			Expect(observe(c, uid)).To(Succeed())
-		}
-		start := time.Now()
-		_, err = bulk.Observe(ctx, "met_1", &m.Spec)
-		Expect(time.Since(start)).To(BeNumerically("<", 2*time.Second))
-		after, throttled := remote.ThrottledFor(err)
-		Expect(throttled).To(BeTrue(), "got %v", err)
-		Expect(after).To(Equal(time.Second))
-	})
-
 	It("tells an object to come back when every place in flight is taken, without waiting", func() {
 		hold, entered := make(chan struct{}), make(chan struct{}, 4)
 		c := gated(stubService{hold: hold, entered: entered}, remote.Limits{MaxInFlight: 1})
