@@ -40,17 +40,21 @@ var _ = Describe("Stopping the manager mid-create", func() {
 		reconcilers     = "--max-concurrent-reconciles=4"
 	)
 
-	// interrupt runs trials: each creates perTrial Metrics, starts a manager
+	// interrupt runs trials (more while no stop has cut a create off): each
+	// creates perTrial Metrics, starts a manager
 	// and, at a random point after the trial's first create request, stops it
 	// with stop. A last manager then runs until every Metric settles. cut
 	// names the Metrics a stop left pending without an id.
 	interrupt := func(ctx context.Context, f *fixture, trials int, stop func(*framework.MeteredManager) error) (
-		s settled, cut map[string]bool,
+		s settled, cut map[string]bool, ran int,
 	) {
 		GinkgoHelper()
 		random := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
 		cut = map[string]bool{}
-		for trial := range trials {
+		// Until a stop has landed in the window the guard protects, up to
+		// four times as many trials: the delays are random.
+		trial := 0
+		for ; trial < trials || (len(cut) == 0 && trial < 4*trials); trial++ {
 			f.createMetrics(ctx, fmt.Sprintf("stop-%02d", trial), perTrial)
 			before := f.server.Calls(evalapitest.OpCreateMetric)
 			p := f.start(reconcilers)
@@ -61,15 +65,15 @@ var _ = Describe("Stopping the manager mid-create", func() {
 			maps.Copy(cut, f.pendingWithoutID(ctx))
 		}
 		f.start(reconcilers)
-		s = f.expectSettled(ctx, trials*perTrial, 2*time.Minute)
+		s = f.expectSettled(ctx, trial*perTrial, 2*time.Minute)
 		f.expectNoDuplicates()
-		return s, cut
+		return s, cut, trial
 	}
 
 	It("never creates a Metric twice, nor loses one, when killed (SIGKILL) at random points, and settles every cut-off create", func(ctx SpecContext) {
 		trials := scale(5, 50)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency))
-		s, cut := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
+		s, cut, trials := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
 		f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		// The kills must have hit the window the create-pending guard
@@ -85,7 +89,7 @@ var _ = Describe("Stopping the manager mid-create", func() {
 	It("leaves cut-off creates to a person, as before, when the service cannot list its Metrics (SIGKILL)", func(ctx SpecContext) {
 		trials := scale(3, 10)
 		f := newFixture(ctx, evalapitest.WithLatency(upstreamLatency), evalapitest.WithoutMetricLifecycle())
-		s, _ := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
+		s, _, trials := interrupt(ctx, f, trials, (*framework.MeteredManager).Kill)
 		toAdopt := f.expectNothingLost(ctx)
 		f.expectNoSecrets(ctx)
 		Expect(s.recovered).To(BeZero())
