@@ -47,7 +47,22 @@ var (
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	repoRoot = framework.RepoRoot()
+	kubeconfig = startAPIServer()
 
+	// The Prometheus and cert-manager opt-ins need their kinds.
+	for _, file := range []string{"servicemonitor-crd.yaml", "monitoring-crds.yaml"} {
+		crd, err := os.ReadFile(filepath.Join("testdata", file))
+		Expect(err).NotTo(HaveOccurred())
+		apply(ctx, "packaging-prerequisites", crd)
+	}
+	waitEstablished(ctx, "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
+		"issuers.cert-manager.io", "certificates.cert-manager.io")
+}, NodeTimeout(3*time.Minute))
+
+// startAPIServer starts an API server with no CRDs, stopped when the
+// current node ends, and returns a cluster admin's kubeconfig for it.
+func startAPIServer() string {
+	GinkgoHelper()
 	env, err := framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
 	// The specs install the CRDs themselves, from the renders under test.
@@ -61,18 +76,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	data, err := admin.KubeConfig()
 	Expect(err).NotTo(HaveOccurred())
-	dir, err := os.MkdirTemp("", "packaging-")
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(os.RemoveAll, dir)
-	kubeconfig = filepath.Join(dir, "kubeconfig")
-	Expect(os.WriteFile(kubeconfig, data, 0o600)).To(Succeed())
-
-	// The Prometheus and cert-manager opt-ins need their kinds.
-	for _, file := range []string{"servicemonitor-crd.yaml", "monitoring-crds.yaml"} {
-		crd, err := os.ReadFile(filepath.Join("testdata", file))
-		Expect(err).NotTo(HaveOccurred())
-		apply(ctx, "packaging-prerequisites", crd)
-	}
-	waitEstablished(ctx, "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
-		"issuers.cert-manager.io", "certificates.cert-manager.io")
-}, NodeTimeout(3*time.Minute))
+	path := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(os.WriteFile(path, data, 0o600)).To(Succeed())
+	return path
+}

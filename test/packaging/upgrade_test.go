@@ -85,13 +85,15 @@ func releaseRevision(ctx context.Context, namespace, release string) (revision i
 }
 
 var _ = Describe("Upgrading from chart 0.1.0", func() {
-	// The release of each spec is the only one that ever owned the CRDs, as
-	// on a cluster that ran 0.1.0: the CRDs other specs applied go first.
-	// No manager runs, so no finalizer holds their objects.
-	BeforeEach(func(ctx SpecContext) {
-		kubectl(ctx, nil, append([]string{"delete", "--ignore-not-found", "--wait", "--timeout=60s"},
-			prefixed("crd/", crdNames)...)...)
-	}, NodeTimeout(90*time.Second))
+	// Each spec runs on an API server of its own, whose CRDs only its release
+	// ever owned, as on a cluster that ran 0.1.0. (Deleting the CRDs the other
+	// specs applied instead can take minutes: the API server's finalizer
+	// retries, with a growing delay, while a CRD's storage reinitializes.)
+	BeforeEach(func() {
+		shared := kubeconfig
+		kubeconfig = startAPIServer()
+		DeferCleanup(func() { kubeconfig = shared })
+	})
 
 	It("from its crds/ layout needs --take-ownership once, as documented, and keeps every Metric", func(ctx SpecContext) {
 		const ns, release = "helm-from-010", "eo010"
