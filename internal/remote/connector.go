@@ -97,6 +97,7 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		svc:             s.svc,
 		gate:            s.gate,
 		holder:          obj.GetUID(),
+		flow:            obj.GetNamespace(),
 		key:             c.keySource(obj, s),
 	}
 	return conn, nil
@@ -161,6 +162,7 @@ type Connection struct {
 	svc     evalapi.Service
 	gate    *gate
 	holder  types.UID
+	flow    string
 	key     keySource
 }
 
@@ -172,5 +174,5 @@ func (c *Connection) Client() Client {
 	if c.Local {
 		return standalone{key: key}
 	}
-	return &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder}
+	return &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder, flow: c.flow}
 }

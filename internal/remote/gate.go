@@ -77,6 +77,11 @@ func ThrottledFor(err error) (time.Duration, bool) {
 // to come back for it; when every place in flight is taken, it is told to
 // come back in a second. Later calls of the same reconcile wait, briefly,
 // so that a reconcile that got its turn finishes its work.
+//
+// Namespaces share a service fairly: each has a line (see flow), so one
+// namespace's long runs of calls (a bulk deletion's batches) take turns
+// with the other namespaces' calls rather than go ahead of them all, and
+// never hold the last place in flight.
 type gate struct {
 	name    string
 	limiter *rate.Limiter
@@ -86,10 +91,24 @@ type gate struct {
 
 	mu      sync.Mutex
 	tickets map[types.UID]time.Time
+	flows   map[string]*flow
+}
+
+// flow is one namespace's line at a gate.
+type flow struct {
+	// turn is held by the flow's one later call waiting for the rate.
+	turn chan struct{}
+	// seats holds a token per request of the flow in flight: all places
+	// in flight but one, so another namespace's call always finds one.
+	seats chan struct{}
+	// users counts the calls holding or waiting for either, so that an
+	// idle flow is forgotten.
+	users int
 }
 
 func newGate(name string, l Limits) *gate {
-	g := &gate{name: name, limiter: rate.NewLimiter(rate.Inf, 0), timeout: l.Timeout, tickets: map[types.UID]time.Time{}}
+	g := &gate{name: name, limiter: rate.NewLimiter(rate.Inf, 0), timeout: l.Timeout,
+		tickets: map[types.UID]time.Time{}, flows: map[string]*flow{}}
 	if l.QPS > 0 {
 		g.limiter = rate.NewLimiter(rate.Limit(l.QPS), max(l.Burst, 1))
 	}
@@ -99,23 +118,71 @@ func newGate(name string, l Limits) *gate {
 	return g
 }
 
-// admit lets holder's first call of a reconcile through, or returns a
-// *Throttled saying when to come back. release gives back its place in flight.
-func (g *gate) admit(holder types.UID) (release func(), err error) {
+// join returns flow name's line, counting one more user; leave undoes it.
+func (g *gate) join(name string) *flow {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f := g.flows[name]
+	if f == nil {
+		f = &flow{turn: make(chan struct{}, 1)}
+		if g.slots != nil {
+			f.seats = make(chan struct{}, max(1, cap(g.slots)-1))
+		}
+		g.flows[name] = f
+	}
+	f.users++
+	return f
+}
+
+func (g *gate) leave(name string, f *flow) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f.users--; f.users == 0 {
+		delete(g.flows, name)
+	}
+}
+
+// admit lets holder's first call of a reconcile, in flow name, through, or
+// returns a *Throttled saying when to come back. release gives back its
+// place in flight.
+func (g *gate) admit(holder types.UID, name string) (release func(), err error) {
 	release = func() {}
 	if g.slots != nil {
-		select {
-		case g.slots <- struct{}{}:
-			release = func() { <-g.slots }
-		default:
+		f := g.join(name)
+		if !g.place(f, take) {
+			g.leave(name, f)
 			return nil, &Throttled{After: busyRetry, Service: g.name}
 		}
+		release = func() { <-g.slots; <-f.seats; g.leave(name, f) }
 	}
 	if after := g.turn(holder, time.Now()); after > 0 {
 		release()
 		return nil, &Throttled{After: after, Service: g.name}
 	}
 	return release, nil
+}
+
+// take takes a token of sem if one is free, without waiting.
+func take(sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// place takes one of f's seats and one of the places in flight, with get
+// (at once, or waiting), or neither.
+func (g *gate) place(f *flow, get func(sem chan struct{}) bool) bool {
+	if !get(f.seats) {
+		return false
+	}
+	if !get(g.slots) {
+		<-f.seats
+		return false
+	}
+	return true
 }
 
 // turn is how long holder waits for its turn at the rate limiter, 0 when
@@ -151,13 +218,19 @@ func (g *gate) dropOverdue(now time.Time) {
 	}
 }
 
-// wait lets a later call of a reconcile through once the limits allow,
-// waiting at most the request timeout for a place in flight.
-func (g *gate) wait(ctx context.Context) (release func(), err error) {
-	if err := g.limiter.Wait(ctx); err != nil {
+// wait lets a later call of a reconcile, in flow name, through once the
+// limits allow, waiting at most the request timeout for a place in flight.
+// The flow's later calls wait for the rate one at a time, so the limiter
+// holds at most one of them: another flow's call waits behind that one,
+// not behind all of them.
+func (g *gate) wait(ctx context.Context, name string) (release func(), err error) {
+	f := g.join(name)
+	if err := g.rate(ctx, f); err != nil {
+		g.leave(name, f)
 		return nil, fmt.Errorf("waiting for the client-side rate limit of %s: %w", g.name, err)
 	}
 	if g.slots == nil {
+		g.leave(name, f)
 		return func() {}, nil
 	}
 	timeout := g.timeout
@@ -166,10 +239,28 @@ func (g *gate) wait(ctx context.Context) (release func(), err error) {
 	}
 	wait, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	select {
-	case g.slots <- struct{}{}:
-		return func() { <-g.slots }, nil
-	case <-wait.Done():
+	if !g.place(f, func(sem chan struct{}) bool { return send(wait, sem) }) {
+		g.leave(name, f)
 		return nil, &Throttled{After: busyRetry, Service: g.name}
+	}
+	return func() { <-g.slots; <-f.seats; g.leave(name, f) }, nil
+}
+
+// rate waits for f's turn, then for the rate limiter.
+func (g *gate) rate(ctx context.Context, f *flow) error {
+	if !send(ctx, f.turn) {
+		return ctx.Err()
+	}
+	defer func() { <-f.turn }()
+	return g.limiter.Wait(ctx)
+}
+
+// send takes a token of sem, waiting until ctx is done.
+func send(ctx context.Context, sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

@@ -32,6 +32,8 @@ type httpClient struct {
 	key    *lazyKey
 	gate   *gate
 	holder types.UID
+	// flow is the holder's namespace, its line at the gate.
+	flow string
 	// started is set once a call of this reconcile got through the gate.
 	started bool
 }
@@ -45,9 +47,9 @@ func (c *httpClient) begin(ctx context.Context) (evalapi.APIKey, func(), error) 
 	}
 	var release func()
 	if c.started {
-		release, err = c.gate.wait(ctx)
+		release, err = c.gate.wait(ctx, c.flow)
 	} else {
-		release, err = c.gate.admit(c.holder)
+		release, err = c.gate.admit(c.holder, c.flow)
 	}
 	if err != nil {
 		return "", nil, err

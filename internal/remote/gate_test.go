@@ -1,0 +1,117 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package remote_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// callLog is a service that records whose key sent each call, in order.
+type callLog struct {
+	evalapi.Service
+	mu   sync.Mutex
+	keys []evalapi.APIKey
+}
+
+func (l *callLog) GetMetric(_ context.Context, key evalapi.APIKey, _ string) (evalapi.Metric, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.keys = append(l.keys, key)
+	return evalapi.Metric{ID: "met_1"}, nil
+}
+
+// since returns the calls from the n-th on.
+func (l *callLog) since(n int) []evalapi.APIKey {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]evalapi.APIKey(nil), l.keys[n:]...)
+}
+
+var _ = Describe("A service shared by namespaces", func() {
+	It("gives a namespace's call a turn between another namespace's long runs of calls, not after them", func(ctx SpecContext) {
+		const busyObjects, callsEach = 8, 15
+		log := &callLog{}
+		// Each namespace's Secret "key" holds a key of its own, so the log tells them apart.
+		secret := func(ns string) *corev1.Secret {
+			s := keySecret(ns, "key")
+			s.Data[v1alpha1.DefaultAPIKeySecretKey] = []byte("ak_" + ns + "_0123456789abcdef")
+			return s
+		}
+		quietKey := evalapi.APIKey("ak_quiet_0123456789abcdef")
+		kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(secret("busy"), secret("quiet")).Build()
+		// One call every 20 ms, no burst: the busy namespace alone keeps the rate used up.
+		c := remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: 50, Burst: 1},
+			DefaultAPIKeySecret: "key"})
+
+		// observe makes n calls in one reconcile of the object uid in ns, as
+		// a bulk deletion's batches do: the first is told when to come back,
+		// the later ones wait for the rate.
+		observe := func(ns, uid string, n int) {
+			defer GinkgoRecover()
+			m := metricIn(ns, uid)
+			conn, err := c.Connect(ctx, m)
+			Expect(err).NotTo(HaveOccurred())
+			client := conn.Client()
+			for range n {
+				for {
+					_, err := client.Observe(ctx, "met_1", &m.Spec)
+					after, throttled := remote.ThrottledFor(err)
+					if !throttled {
+						Expect(err).NotTo(HaveOccurred())
+						break
+					}
+					time.Sleep(after)
+				}
+			}
+		}
+		var busy sync.WaitGroup
+		for i := range busyObjects {
+			busy.Go(func() { observe("busy", fmt.Sprintf("busy-%d", i), callsEach) })
+		}
+		Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", 2*busyObjects),
+			"every busy object is making its later calls")
+
+		start := len(log.since(0))
+		observe("quiet", "quiet", 1)
+		calls := log.since(start)
+		before := 0
+		for _, k := range calls {
+			if k == quietKey {
+				break
+			}
+			before++
+		}
+		Expect(before).To(BeNumerically("<", len(calls)), "the quiet namespace's call was sent")
+		// Each busy object has a later call waiting for the rate at any time;
+		// were they all ahead, the quiet call would wait behind 8.
+		Expect(before).To(BeNumerically("<=", 3),
+			"busy calls sent between the quiet namespace's call and its answer: %d", before)
+		busy.Wait()
+	})
+})
