@@ -24,6 +24,8 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -46,9 +48,18 @@ func Whole(ctx context.Context, reader client.Reader, m *v1alpha1.Metric) error 
 	if !Trimmed(m) {
 		return nil
 	}
+	key := client.ObjectKeyFromObject(m)
 	whole := &v1alpha1.Metric{}
-	if err := reader.Get(ctx, client.ObjectKeyFromObject(m), whole); err != nil {
-		return fmt.Errorf("reading the whole Metric %s: %w", client.ObjectKeyFromObject(m), err)
+	// At the trimmed copy's version or later: the API server answers from
+	// its watch cache, which fed the manager's, instead of reading etcd.
+	err := reader.Get(ctx, key, whole, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: m.ResourceVersion}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		// An API server whose watch cache is behind (another replica of
+		// it) times out: read from etcd.
+		err = reader.Get(ctx, key, whole)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the whole Metric %s: %w", key, err)
 	}
 	*m = *whole
 	return nil

@@ -23,10 +23,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -235,10 +237,44 @@ var _ = Describe("GET /projects/{projectId}/metrics", func() {
 		Expect(pageOf(listMetrics(t, "?limit=100&cursor="+url.QueryEscape(*page.NextCursor))).Data).To(HaveLen(1))
 	})
 
+	It("reads the Metrics a page needs whole from the API server's watch cache, not from etcd", func(ctx SpecContext) {
+		for range maxReadsPerPage + 1 {
+			Expect(h.k8s.Create(ctx, apiMetric(t))).To(Succeed())
+		}
+		// Once the cache holds them without their texts, a page reads them whole.
+		Eventually(func() int { return len(pageOf(listMetrics(t, "?limit=100")).Data) }).Should(Equal(maxReadsPerPage))
+		before := etcdMetricReads(ctx)
+		Expect(pageOf(listMetrics(t, "?limit=100")).Data).To(HaveLen(maxReadsPerPage))
+		// The reconciler may read one or two meanwhile; each read from etcd
+		// would be one per Metric on the page.
+		Expect(etcdMetricReads(ctx) - before).To(BeNumerically("<", maxReadsPerPage/2))
+	})
+
 	It("answers 401 without a key", func() {
 		expectUnauthorized(send(request{method: http.MethodGet, path: projectPath}))
 	})
 })
+
+// etcdMetricReads is how many single Metrics the API server has read from
+// etcd, from its own metrics.
+func etcdMetricReads(ctx context.Context) int {
+	GinkgoHelper()
+	cs, err := kubernetes.NewForConfig(h.cfg)
+	Expect(err).NotTo(HaveOccurred())
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	for line := range strings.Lines(string(raw)) {
+		if strings.HasPrefix(line, "etcd_request_duration_seconds_count{") && strings.Contains(line, `operation="get"`) &&
+			strings.Contains(line, `group="evaluation.eval-operator.dev"`) && strings.Contains(line, `resource="metrics"`) {
+			fields := strings.Fields(line)
+			n, err := strconv.Atoi(fields[len(fields)-1])
+			Expect(err).NotTo(HaveOccurred())
+			return n
+		}
+	}
+	Fail("the API server's metrics have no count of its etcd reads of Metrics")
+	return 0
+}
 
 // apiMetric is a valid human/int Metric of projectPath's project using t's key.
 func apiMetric(t tenant) *evaluationv1alpha1.Metric {
