@@ -57,8 +57,7 @@ type ServiceLimits struct {
 	// maxInFlight bounds the requests in flight to the service at once;
 	// 0 means half of the operator's workers (--max-concurrent-reconciles),
 	// so a slow service leaves other services' objects a worker
-	// (--api-max-in-flight). One namespace's objects hold at most all of
-	// them but one, so another namespace's call always finds a place.
+	// (--api-max-in-flight).
 	// +optional
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0

@@ -78,10 +78,9 @@ func ThrottledFor(err error) (time.Duration, bool) {
 // come back in a second. Later calls of the same reconcile wait, briefly,
 // so that a reconcile that got its turn finishes its work.
 //
-// Namespaces share a service fairly: each has a line (see flow), so one
+// Namespaces share the rate fairly: each has a line (see flow), so one
 // namespace's long runs of calls (a bulk deletion's batches) take turns
-// with the other namespaces' calls rather than go ahead of them all, and
-// never hold the last place in flight.
+// with the other namespaces' calls rather than go ahead of them all.
 type gate struct {
 	name    string
 	limiter *rate.Limiter
@@ -94,15 +93,12 @@ type gate struct {
 	flows   map[string]*flow
 }
 
-// flow is one namespace's line at a gate.
+// flow is one namespace's line for the rate at a gate.
 type flow struct {
 	// turn is held by the flow's one later call waiting for the rate.
 	turn chan struct{}
-	// seats holds a token per request of the flow in flight: all places
-	// in flight but one, so another namespace's call always finds one.
-	seats chan struct{}
-	// users counts the calls holding or waiting for either, so that an
-	// idle flow is forgotten.
+	// users counts the calls holding or waiting for turn, so that an idle
+	// flow is forgotten.
 	users int
 }
 
@@ -125,9 +121,6 @@ func (g *gate) join(name string) *flow {
 	f := g.flows[name]
 	if f == nil {
 		f = &flow{turn: make(chan struct{}, 1)}
-		if g.slots != nil {
-			f.seats = make(chan struct{}, max(1, cap(g.slots)-1))
-		}
 		g.flows[name] = f
 	}
 	f.users++
@@ -142,47 +135,23 @@ func (g *gate) leave(name string, f *flow) {
 	}
 }
 
-// admit lets holder's first call of a reconcile, in flow name, through, or
-// returns a *Throttled saying when to come back. release gives back its
-// place in flight.
-func (g *gate) admit(holder types.UID, name string) (release func(), err error) {
+// admit lets holder's first call of a reconcile through, or returns a
+// *Throttled saying when to come back. release gives back its place in flight.
+func (g *gate) admit(holder types.UID) (release func(), err error) {
 	release = func() {}
 	if g.slots != nil {
-		f := g.join(name)
-		if !g.place(f, take) {
-			g.leave(name, f)
+		select {
+		case g.slots <- struct{}{}:
+			release = func() { <-g.slots }
+		default:
 			return nil, &Throttled{After: busyRetry, Service: g.name}
 		}
-		release = func() { <-g.slots; <-f.seats; g.leave(name, f) }
 	}
 	if after := g.turn(holder, time.Now()); after > 0 {
 		release()
 		return nil, &Throttled{After: after, Service: g.name}
 	}
 	return release, nil
-}
-
-// take takes a token of sem if one is free, without waiting.
-func take(sem chan struct{}) bool {
-	select {
-	case sem <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-// place takes one of f's seats and one of the places in flight, with get
-// (at once, or waiting), or neither.
-func (g *gate) place(f *flow, get func(sem chan struct{}) bool) bool {
-	if !get(f.seats) {
-		return false
-	}
-	if !get(g.slots) {
-		<-f.seats
-		return false
-	}
-	return true
 }
 
 // turn is how long holder waits for its turn at the rate limiter, 0 when
@@ -224,13 +193,10 @@ func (g *gate) dropOverdue(now time.Time) {
 // holds at most one of them: another flow's call waits behind that one,
 // not behind all of them.
 func (g *gate) wait(ctx context.Context, name string) (release func(), err error) {
-	f := g.join(name)
-	if err := g.rate(ctx, f); err != nil {
-		g.leave(name, f)
+	if err := g.rate(ctx, name); err != nil {
 		return nil, fmt.Errorf("waiting for the client-side rate limit of %s: %w", g.name, err)
 	}
 	if g.slots == nil {
-		g.leave(name, f)
 		return func() {}, nil
 	}
 	timeout := g.timeout
@@ -239,28 +205,23 @@ func (g *gate) wait(ctx context.Context, name string) (release func(), err error
 	}
 	wait, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if !g.place(f, func(sem chan struct{}) bool { return send(wait, sem) }) {
-		g.leave(name, f)
+	select {
+	case g.slots <- struct{}{}:
+		return func() { <-g.slots }, nil
+	case <-wait.Done():
 		return nil, &Throttled{After: busyRetry, Service: g.name}
 	}
-	return func() { <-g.slots; <-f.seats; g.leave(name, f) }, nil
 }
 
-// rate waits for f's turn, then for the rate limiter.
-func (g *gate) rate(ctx context.Context, f *flow) error {
-	if !send(ctx, f.turn) {
+// rate waits for flow name's turn, then for the rate limiter.
+func (g *gate) rate(ctx context.Context, name string) error {
+	f := g.join(name)
+	defer g.leave(name, f)
+	select {
+	case f.turn <- struct{}{}:
+	case <-ctx.Done():
 		return ctx.Err()
 	}
 	defer func() { <-f.turn }()
 	return g.limiter.Wait(ctx)
-}
-
-// send takes a token of sem, waiting until ctx is done.
-func send(ctx context.Context, sem chan struct{}) bool {
-	select {
-	case sem <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

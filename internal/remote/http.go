@@ -32,7 +32,7 @@ type httpClient struct {
 	key    *lazyKey
 	gate   *gate
 	holder types.UID
-	// flow is the holder's namespace, its line at the gate.
+	// flow is the holder's namespace: its later calls wait in its line.
 	flow string
 	// started is set once a call of this reconcile got through the gate.
 	started bool
@@ -49,7 +49,7 @@ func (c *httpClient) begin(ctx context.Context) (evalapi.APIKey, func(), error) 
 	if c.started {
 		release, err = c.gate.wait(ctx, c.flow)
 	} else {
-		release, err = c.gate.admit(c.holder, c.flow)
+		release, err = c.gate.admit(c.holder)
 	}
 	if err != nil {
 		return "", nil, err

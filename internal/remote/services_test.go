@@ -189,7 +189,6 @@ func fmtErr(err error) string {
 
 var _ = Describe("A service's gate", func() {
 	ctx := context.Background()
-	var observeIn func(c *remote.Connector, ns, uid string) error
 
 	// gated returns a Connector whose flags service is svc under limits,
 	// with the key every object of namespace ns uses.
@@ -198,10 +197,7 @@ var _ = Describe("A service's gate", func() {
 		return remote.NewConnector(c, remote.Defaults{Service: svc, Limits: limits, DefaultAPIKeySecret: "key"})
 	}
 	observe := func(c *remote.Connector, uid string) error {
-		return observeIn(c, "ns", uid)
-	}
-	observeIn = func(c *remote.Connector, ns, uid string) error {
-		m := metricIn(ns, uid)
+		m := metricIn("ns", uid)
 		conn, err := c.Connect(ctx, m)
 		Expect(err).NotTo(HaveOccurred())
 		_, err = conn.Client().Observe(ctx, "met_1", &m.Spec)
@@ -242,47 +238,18 @@ var _ = Describe("A service's gate", func() {
 
 	It("leaves half of the workers to other services when a service sets no cap", func() {
 		hold, entered := make(chan struct{}), make(chan struct{}, 4)
-		kc := fake.NewClientBuilder().WithScheme(newScheme()).
-			WithObjects(keySecret("ns", "key"), keySecret("ns2", "key"), keySecret("ns3", "key")).Build()
+		kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(keySecret("ns", "key")).Build()
 		c := remote.NewConnector(kc, remote.Defaults{Service: stubService{hold: hold, entered: entered},
 			DefaultAPIKeySecret: "key", Workers: 4})
 		done := make(chan error, 2)
-		for _, ns := range []string{"ns", "ns2"} {
-			go func() { done <- observeIn(c, ns, "a-"+ns) }()
+		for _, uid := range []string{"a", "b"} {
+			go func() { done <- observe(c, uid) }()
 		}
 		<-entered
 		<-entered
-		_, throttled := remote.ThrottledFor(observeIn(c, "ns3", "c"))
+		_, throttled := remote.ThrottledFor(observe(c, "c"))
 		Expect(throttled).To(BeTrue(), "two of four workers in flight: the third is turned away")
 		close(hold)
-		Expect(<-done).To(Succeed())
-		Expect(<-done).To(Succeed())
-	})
-
-	It("keeps a place in flight for the other namespaces", func() {
-		hold, entered := make(chan struct{}), make(chan struct{}, 4)
-		kc := fake.NewClientBuilder().WithScheme(newScheme()).
-			WithObjects(keySecret("busy", "key"), keySecret("quiet", "key")).Build()
-		c := remote.NewConnector(kc, remote.Defaults{Service: stubService{hold: hold, entered: entered},
-			Limits: remote.Limits{MaxInFlight: 3}, DefaultAPIKeySecret: "key"})
-		done := make(chan error, 2)
-		for _, uid := range []string{"a", "b"} {
-			go func() { done <- observeIn(c, "busy", uid) }()
-		}
-		<-entered
-		<-entered
-		third := make(chan error, 1)
-		go func() { third <- observeIn(c, "busy", "c") }()
-		var err error
-		Eventually(third).Should(Receive(&err), "the namespace's third call is answered at once, not sent")
-		_, throttled := remote.ThrottledFor(err)
-		Expect(throttled).To(BeTrue(), "a namespace holds all places in flight but one")
-
-		quiet := make(chan error, 1)
-		go func() { quiet <- observeIn(c, "quiet", "q") }()
-		Eventually(entered).Should(Receive(), "another namespace's call takes the last place")
-		close(hold)
-		Expect(<-quiet).To(Succeed())
 		Expect(<-done).To(Succeed())
 		Expect(<-done).To(Succeed())
 	})
