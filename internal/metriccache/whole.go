@@ -53,9 +53,9 @@ func Whole(ctx context.Context, reader client.Reader, m *v1alpha1.Metric) error 
 	// At the trimmed copy's version or later: the API server answers from
 	// its watch cache, which fed the manager's, instead of reading etcd.
 	err := reader.Get(ctx, key, whole, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: m.ResourceVersion}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		// An API server whose watch cache is behind (another replica of
-		// it) times out: read from etcd.
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		// An API server whose watch cache is behind that version (another
+		// replica than the one the cache watches) says so: read from etcd.
 		err = reader.Get(ctx, key, whole)
 	}
 	if err != nil {

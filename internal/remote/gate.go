@@ -193,7 +193,7 @@ func (g *gate) dropOverdue(now time.Time) {
 // holds at most one of them: another flow's call waits behind that one,
 // not behind all of them.
 func (g *gate) wait(ctx context.Context, name string) (release func(), err error) {
-	if err := g.rate(ctx, name); err != nil {
+	if err := g.takeTurn(ctx, name); err != nil {
 		return nil, fmt.Errorf("waiting for the client-side rate limit of %s: %w", g.name, err)
 	}
 	if g.slots == nil {
@@ -213,8 +213,8 @@ func (g *gate) wait(ctx context.Context, name string) (release func(), err error
 	}
 }
 
-// rate waits for flow name's turn, then for the rate limiter.
-func (g *gate) rate(ctx context.Context, name string) error {
+// takeTurn waits for flow name's turn, then for the rate limiter.
+func (g *gate) takeTurn(ctx context.Context, name string) error {
 	f := g.join(name)
 	defer g.leave(name, f)
 	select {
