@@ -136,6 +136,19 @@ func (m *Metric) RecordedID() string {
 	return m.Status.ID
 }
 
+// TextBytes is the size of the Metric's texts, of spec and status: what the
+// manager's cache leaves out of a settled Metric (see internal/metriccache).
+func (m *Metric) TextBytes() int {
+	n := 0
+	for _, s := range []*string{m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description,
+		m.Status.Guidelines, m.Status.Description} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	return n
+}
+
 // CreatePending reports whether the Metric carries the create-pending
 // guard: a create may have been sent without its answer recorded.
 func (m *Metric) CreatePending() bool {

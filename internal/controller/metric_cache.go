@@ -58,23 +58,11 @@ func MetricCacheTransform() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
 	return func(in any) (any, error) {
 		out, err := strip(in)
-		if m, ok := out.(*v1alpha1.Metric); ok && err == nil && (settled(m) || textBytes(m) > cachedTextLimit) {
+		if m, ok := out.(*v1alpha1.Metric); ok && err == nil && (settled(m) || m.TextBytes() > cachedTextLimit) {
 			trim(m)
 		}
 		return out, err
 	}
-}
-
-// textBytes is the size of the texts trim drops.
-func textBytes(m *v1alpha1.Metric) int {
-	n := 0
-	for _, s := range []*string{m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description,
-		m.Status.Guidelines, m.Status.Description} {
-		if s != nil {
-			n += len(*s)
-		}
-	}
-	return n
 }
 
 // settled reports whether m needs nothing from its texts until its spec

@@ -104,7 +104,7 @@ func TestMetricCacheTransformTrimsLongTextsAtOnce(t *testing.T) {
 		return m
 	}
 	if m := transformed(t, long(settledMetric(), cachedTextLimit-2)); metriccache.Trimmed(m) {
-		t.Errorf("a new Metric with %d bytes of text is trimmed; only longer texts are", textBytes(m))
+		t.Errorf("a new Metric with %d bytes of text is trimmed; only longer texts are", m.TextBytes())
 	}
 	if m := transformed(t, long(settledMetric(), cachedTextLimit)); !metriccache.Trimmed(m) || m.Spec.PromptTemplate != nil {
 		t.Errorf("a new Metric with texts over %d bytes is cached with them", cachedTextLimit)

@@ -166,6 +166,18 @@ type Connection struct {
 	key     keySource
 }
 
+// BulkDeleteCalls is how many calls deleting ids testcases sends the
+// service: one per batch, none where the service is standalone.
+func (c *Connection) BulkDeleteCalls(ids int) int {
+	switch {
+	case c.Local || ids == 0:
+		return 0
+	case c.BulkDeleteBatch <= 0:
+		return 1
+	}
+	return (ids + c.BulkDeleteBatch - 1) / c.BulkDeleteBatch
+}
+
 // Client returns the Client that acts for the object in one reconcile. The
 // object's key is read at the first call that sends it; a key that cannot
 // be used fails that call with a *KeyError before anything is sent.

@@ -20,12 +20,14 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
@@ -165,6 +167,52 @@ func (a *admission) enterTenant(tenant string, write bool) (leave func(refund bo
 			reservation.CancelAt(now)
 		}
 	}, nil
+}
+
+// charge draws n more reads or writes from tenant's budget, for an
+// admitted request that costs more than the one admission paid for: a bulk
+// deletion sends the service a call per batch, and a Metric the cache holds
+// without its texts is read whole from the API server (see readCost). The
+// bucket may go into debt: the tenant's next requests of the kind are
+// refused until it is paid, so however large its requests, a tenant costs
+// the service and the API server no more than its budget. refund gives the
+// tokens back, for a request that ended up creating nothing.
+func (a *admission) charge(tenant string, write bool, n int) (refund func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t := a.tenants[tenant]
+	if n <= 0 || t == nil {
+		return func() {}
+	}
+	bucket, b := t.reads, a.reads
+	if write {
+		bucket, b = t.writes, a.writes
+	}
+	now := a.now()
+	var drawn []*rate.Reservation
+	for n > 0 { // a reservation holds at most a burst
+		k := min(n, max(1, b.burst))
+		drawn = append(drawn, bucket.ReserveN(now, k))
+		n -= k
+	}
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for _, r := range slices.Backward(drawn) {
+			r.CancelAt(now)
+		}
+	}
+}
+
+// readCostUnit is the text a read of the tenant's budget pays for: a
+// Metric read whole costs one read per started unit of its texts, so the
+// largest Metrics (53 KB of texts) cost 14, and the API server's and the
+// manager's work in encoding them is paid in proportion.
+const readCostUnit = 4 << 10
+
+// readCost is what reading m whole costs a tenant's read budget.
+func readCost(m *evaluationv1alpha1.Metric) int {
+	return max(1, (m.TextBytes()+readCostUnit-1)/readCostUnit)
 }
 
 // retryAfterSeconds rounds a bucket's delay up to whole seconds, at least 1.

@@ -61,6 +61,10 @@ type endpoint struct {
 	// the namespace's service is standalone (the cluster is the system of
 	// record). Nil: the request waits for the reconciler.
 	local *localCreate
+	// calls, when set, is how many service calls carrying out obj over conn
+	// sends; nil means one. A tenant's write budget pays for each (see
+	// admission.charge).
+	calls func(obj client.Object, conn *remote.Connection) int
 	// partial, when set, says what a refused resource did before it was
 	// refused, or nil when it changed nothing: only then is it discarded.
 	partial func(client.Object) map[string]any
@@ -171,6 +175,9 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 			return deletionSucceeded(obj.(*evaluationv1alpha1.TestcaseDeletion).Status.DeletionStatus)
 		},
 		local: deletedLocally,
+		calls: func(obj client.Object, conn *remote.Connection) int {
+			return conn.BulkDeleteCalls(len(obj.(*evaluationv1alpha1.TestcaseDeletion).Spec.TestcaseIDs))
+		},
 		partial: func(obj client.Object) map[string]any {
 			d := obj.(*evaluationv1alpha1.TestcaseDeletion)
 			n := int(d.Status.Deleted)

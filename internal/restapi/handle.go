@@ -77,7 +77,7 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if req.obj == nil {
 		return ep.noop
 	}
-	local, err := s.localCreate(r.Context(), ep, req.obj)
+	local, calls, err := s.plan(r.Context(), ep, req.obj)
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
@@ -88,8 +88,14 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
+	// Admission took one write of the tenant's budget; a request that sends
+	// the service more calls pays for the others before it is created.
+	refund := s.admission.charge(req.obj.GetNamespace(), true, calls-1)
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	settle(err == nil && !replay)
+	if err != nil || replay {
+		refund() // nothing new was created: an earlier request paid
+	}
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
@@ -106,23 +112,31 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	return s.await(r.Context(), ep, client.ObjectKeyFromObject(req.obj), wantHash, 0)
 }
 
-// localCreate is how ep's create alone carries out a request for obj, or
-// nil when it waits for the reconciler: where obj's service is not
-// standalone, or ep has no local form.
-func (s *Server) localCreate(ctx context.Context, ep *endpoint, obj client.Object) (*localCreate, error) {
-	if ep.local == nil || s.opts.Connector == nil {
-		return nil, nil
+// plan is how a request for obj is carried out: by its create alone
+// (local, where obj's service is standalone and ep has a local form; else
+// nil, and the request waits for the reconciler), and how many service
+// calls it sends.
+func (s *Server) plan(ctx context.Context, ep *endpoint, obj client.Object) (local *localCreate, calls int, err error) {
+	if s.opts.Connector == nil || (ep.local == nil && ep.calls == nil) {
+		return nil, 1, nil
 	}
 	conn, err := s.opts.Connector.Connect(ctx, obj.(evaluationv1alpha1.Object))
 	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
 		// Nothing is written for a namespace whose service cannot be used.
-		return nil, newAPIError(http.StatusServiceUnavailable, CodeUpstreamError,
+		return nil, 0, newAPIError(http.StatusServiceUnavailable, CodeUpstreamError,
 			"The namespace's Evaluation Service connection cannot be used: "+se.Message, nil)
 	}
-	if err != nil || !conn.Local {
-		return nil, err
+	if err != nil {
+		return nil, 0, err
 	}
-	return ep.local, nil
+	if conn.Local {
+		local = ep.local
+	}
+	calls = 1
+	if ep.calls != nil {
+		calls = ep.calls(obj, conn)
+	}
+	return local, calls, nil
 }
 
 // failure answers a failed step: an apiError as itself; a step cut off

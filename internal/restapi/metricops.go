@@ -265,11 +265,18 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 
 // whole replaces a Metric the cache holds trimmed with the whole Metric,
 // read from the API server: answers and updates need its texts. A Metric
-// cached whole costs no read.
+// cached whole costs no read; one read whole is paid for by its namespace's
+// read budget, by the size of its texts (readCost).
 func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error {
+	if !metriccache.Trimmed(m) {
+		return nil
+	}
 	err := metriccache.Whole(ctx, s.opts.Reader, m)
 	if apierrors.IsNotFound(err) {
 		return metricNotFound()
+	}
+	if err == nil {
+		s.admission.charge(m.Namespace, false, readCost(m))
 	}
 	return err
 }
