@@ -18,7 +18,10 @@ package restapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,8 +29,13 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -252,5 +260,108 @@ var _ = Describe("Protocol details", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(unstarted.ReadyCheck(nil)).NotTo(Succeed())
 		Expect(h.server.ReadyCheck(nil)).To(Succeed(), "the suite's server answers requests")
+	})
+})
+
+var _ = Describe("What a request costs its tenant's budget", func() {
+	var clock *fakeClock
+	BeforeEach(func() { clock = &fakeClock{now: time.Unix(1_000_000, 0)} })
+
+	// serve runs a server with connector, a write and a read bucket of 20
+	// that refill one token a second, and waits until it knows t's key.
+	serve := func(t tenant, connector Connector) string {
+		GinkgoHelper()
+		srv, url := runServer(Options{Connector: connector, Reader: h.mgr.GetAPIReader(), Now: clock.Now,
+			TenantQPS: 1, TenantBurst: 20, TenantReadQPS: 1, TenantReadBurst: 20})
+		Eventually(func() bool { _, ok, _ := srv.keys.lookup(t.key); return ok }).Should(BeTrue())
+		return url
+	}
+	bulkDelete := func(url string, t tenant, n int, header ...map[string]string) reply {
+		GinkgoHelper()
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("tc-%d", i)
+		}
+		body, err := json.Marshal(map[string]any{"ids": ids})
+		Expect(err).NotTo(HaveOccurred())
+		rq := request{method: http.MethodPost, path: bulkDeletePath, key: t.key, body: string(body)}
+		if len(header) > 0 {
+			rq.header = header[0]
+		}
+		return sendTo(url, rq)
+	}
+	createMetric := func(url string, t tenant) reply {
+		return sendTo(url, request{method: http.MethodPost, path: projectPath, key: t.key, body: variantBody("human", "int")})
+	}
+
+	It("charges a bulk deletion one write per call it sends the service: a standalone one, none but its own", func() {
+		fake := evalapitest.New()
+		DeferCleanup(fake.Close)
+		svc, err := evalapi.NewClient(evalapi.Options{BaseURL: fake.URL()})
+		Expect(err).NotTo(HaveOccurred())
+		// The manager's reconcilers are standalone: the deletion completes
+		// at once; this server charges what the service would be sent.
+		remoteService := remote.NewConnector(h.mgr.GetAPIReader(), remote.Defaults{Service: svc, BulkDeleteBatchSize: 100})
+
+		t := newTenant()
+		url := serve(t, remoteService)
+		idem := map[string]string{IdempotencyKeyHeader: "bulk-1"}
+		Expect(bulkDelete(url, t, 1000, idem).status).To(Equal(http.StatusOK))
+		Expect(bulkDelete(url, t, 1000, idem).status).To(Equal(http.StatusOK), "a replay")
+		// 10 batches, and the replay's own write, which sends nothing: 11 of
+		// the 20 writes are spent.
+		for range 9 {
+			Expect(createMetric(url, t).status).To(Equal(http.StatusCreated))
+		}
+		expectRateLimited(createMetric(url, t), rejectTenantRate, "1")
+
+		clock.Step(time.Minute)
+		Expect(bulkDelete(url, t, 10_000).status).To(Equal(http.StatusOK))
+		// 100 batches: the bucket of 20 is 80 writes in debt, paid in 81 s.
+		expectRateLimited(createMetric(url, t), rejectTenantRate, "81")
+		clock.Step(81 * time.Second)
+		Expect(createMetric(url, t).status).To(Equal(http.StatusCreated))
+
+		standalone := newTenant()
+		url = serve(standalone, standaloneConnector(h.mgr))
+		Expect(bulkDelete(url, standalone, 10_000).status).To(Equal(http.StatusOK))
+		Expect(createMetric(url, standalone).status).To(Equal(http.StatusCreated), "a standalone deletion sends the service nothing")
+	})
+
+	It("charges a Metric read whole from the API server one read per 4 KiB of its texts", func() {
+		// Five Metrics with 16,000 characters of guidelines each (in spec and
+		// status, 8 units), and five with none; settled, so the cache holds
+		// them without their texts and a page reads each whole.
+		large, small := newTenant(), newTenant()
+		for _, t := range []tenant{large, small} {
+			body := variantBody("human", "boolean")
+			if t == large {
+				body = fmt.Sprintf(`{"name":"m","evalType":"human","outputType":"boolean","guidelines":%q}`, strings.Repeat("g", 16000))
+			}
+			for range 5 {
+				Expect(send(request{method: http.MethodPost, path: projectPath, key: t.key, body: body}).status).To(Equal(http.StatusCreated))
+			}
+			Eventually(func(g Gomega) {
+				var l evaluationv1alpha1.MetricList
+				g.Expect(h.mgr.GetCache().List(context.Background(), &l, client.InNamespace(t.namespace))).To(Succeed())
+				g.Expect(l.Items).To(HaveLen(5))
+				g.Expect(l.Items).To(HaveEach(WithTransform(func(m evaluationv1alpha1.Metric) bool { return metriccache.Trimmed(&m) }, BeTrue())))
+			}).Should(Succeed())
+		}
+		list := func(url string, t tenant) reply {
+			return sendTo(url, request{method: http.MethodGet, path: projectPath, key: t.key})
+		}
+
+		url := serve(small, nil)
+		Expect(list(url, small).status).To(Equal(http.StatusOK))
+		Expect(list(url, small).status).To(Equal(http.StatusOK), "a page of 5 small Metrics cost 6 reads of 20")
+
+		whole := metricsIn(large.namespace)[0]
+		Expect(readCost(&whole)).To(Equal(8), "32,000 bytes of texts")
+		url = serve(large, nil)
+		Expect(list(url, large).status).To(Equal(http.StatusOK))
+		// The page cost 1 + 5 x 8 reads: 21 more than the bucket held, paid
+		// in 22 s before the next read.
+		expectRateLimited(list(url, large), rejectTenantReadRate, "22")
 	})
 })
