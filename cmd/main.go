@@ -145,11 +145,13 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Requests the REST server handles at once; more are answered 429 with Retry-After.")
 	fs.Float64Var(&c.restTenantQPS, "rest-tenant-qps", 0,
 		"Writes (POST, PATCH, DELETE) per second the REST server admits from each namespace (the API key's); more are answered 429. "+
+			"A bulk-delete counts one per call it sends the service (per --bulk-delete-batch-size ids). "+
 			"0 means 50 standalone, and with --api-url a quarter of --api-qps, so no one namespace empties the service's budget.")
 	fs.IntVar(&c.restTenantBurst, "rest-tenant-burst", 0,
 		"Writes a namespace may send at once above --rest-tenant-qps. 0 means 100 standalone, and with --api-url half of --api-burst.")
 	fs.Float64Var(&c.restTenantReadQPS, "rest-tenant-read-qps", restapi.DefaultTenantReadQPS,
-		"Reads (GET, served from the cache) per second the REST server admits from each namespace; more are answered 429.")
+		"Reads (GET, served from the cache) per second the REST server admits from each namespace; more are answered 429. "+
+			"A Metric read whole from the API server counts one per 4 KiB of its texts.")
 	fs.IntVar(&c.restTenantReadBurst, "rest-tenant-read-burst", restapi.DefaultTenantReadBurst,
 		"Reads a namespace may send at once above --rest-tenant-read-qps.")
 	fs.IntVar(&c.restBudget.Metrics, "rest-tenant-max-metrics", restapi.DefaultBudget.Metrics,

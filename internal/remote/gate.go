@@ -213,7 +213,11 @@ func (g *gate) wait(ctx context.Context, name string) (release func(), err error
 	}
 }
 
-// takeTurn waits for flow name's turn, then for the rate limiter.
+// takeTurn waits for flow name's turn, then for the rate limiter. It
+// reserves its token only once one is free: a first call that comes
+// meanwhile reserves at once (see turn) and goes ahead, so a namespace's
+// long run of later calls makes another namespace's call wait for the next
+// token, not for a token held for the run and then the next.
 func (g *gate) takeTurn(ctx context.Context, name string) error {
 	f := g.join(name)
 	defer g.leave(name, f)
@@ -223,5 +227,25 @@ func (g *gate) takeTurn(ctx context.Context, name string) error {
 		return ctx.Err()
 	}
 	defer func() { <-f.turn }()
+	if d := g.untilFree(time.Now()); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	return g.limiter.Wait(ctx)
+}
+
+// untilFree is how long from now until the limiter has a token free,
+// reserving none.
+func (g *gate) untilFree(now time.Time) time.Duration {
+	limit := g.limiter.Limit()
+	missing := 1 - g.limiter.TokensAt(now)
+	if limit == rate.Inf || limit <= 0 || missing <= 0 {
+		return 0
+	}
+	return time.Duration(missing / float64(limit) * float64(time.Second))
 }

@@ -114,4 +114,72 @@ var _ = Describe("A service shared by namespaces", func() {
 			"busy calls sent between the quiet namespace's call and its answer: %d", before)
 		busy.Wait()
 	})
+
+	It("lets another namespace's call take the next token ahead of a long run's next call", func(ctx SpecContext) {
+		log := &callLog{}
+		secret := func(ns string) *corev1.Secret {
+			s := keySecret(ns, "key")
+			s.Data[v1alpha1.DefaultAPIKeySecretKey] = []byte("ak_" + ns + "_0123456789abcdef")
+			return s
+		}
+		quietKey := evalapi.APIKey("ak_quiet_0123456789abcdef")
+		kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(secret("busy"), secret("quiet")).Build()
+		// A token every 100 ms, no burst: the busy namespace's run keeps the rate used up.
+		c := remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: 10, Burst: 1},
+			DefaultAPIKeySecret: "key"})
+		call := func(ns, uid string) {
+			GinkgoHelper()
+			m := metricIn(ns, uid)
+			conn, err := c.Connect(ctx, m)
+			Expect(err).NotTo(HaveOccurred())
+			client := conn.Client()
+			for {
+				_, err := client.Observe(ctx, "met_1", &m.Spec)
+				after, throttled := remote.ThrottledFor(err)
+				if !throttled {
+					Expect(err).NotTo(HaveOccurred())
+					return
+				}
+				time.Sleep(after)
+			}
+		}
+
+		// One busy object, like a bulk deletion: a reconcile's first call,
+		// then later calls that wait for the rate, until stopped.
+		runCtx, stop := context.WithCancel(ctx)
+		running := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(running)
+			m := metricIn("busy", "busy-run")
+			conn, err := c.Connect(ctx, m)
+			Expect(err).NotTo(HaveOccurred())
+			client := conn.Client()
+			for runCtx.Err() == nil {
+				_, err := client.Observe(runCtx, "met_1", &m.Spec)
+				if after, throttled := remote.ThrottledFor(err); throttled {
+					time.Sleep(after)
+				}
+			}
+		}()
+		Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", 3), "the run is making its later calls")
+
+		// Five calls of the quiet namespace, one after another: each is sent
+		// before the run's next call, which was waiting for the same token.
+		// Were the run's next token reserved already, each would go after it.
+		ahead := 0
+		for i := range 5 {
+			start := len(log.since(0))
+			call("quiet", fmt.Sprintf("quiet-%d", i))
+			for _, k := range log.since(start) {
+				if k == quietKey {
+					break
+				}
+				ahead++
+			}
+		}
+		stop()
+		<-running
+		Expect(ahead).To(BeNumerically("<=", 2), "the run's calls sent ahead of the quiet namespace's five: %d", ahead)
+	})
 })
