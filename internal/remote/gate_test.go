@@ -19,6 +19,7 @@ package remote_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -53,97 +54,91 @@ func (l *callLog) since(n int) []evalapi.APIKey {
 	return append([]evalapi.APIKey(nil), l.keys[n:]...)
 }
 
+// quietKey is the key of namespace "quiet" at sharedService.
+const quietKey = evalapi.APIKey("ak_quiet_0123456789abcdef")
+
+// sharedService is a service that logs its calls, at qps with no burst, used
+// by namespaces "busy" and "quiet", whose Secrets "key" hold keys of their
+// own (ak_<namespace>_...), so the log tells them apart.
+func sharedService(qps float64) (*callLog, *remote.Connector) {
+	secret := func(ns string) *corev1.Secret {
+		s := keySecret(ns, "key")
+		s.Data[v1alpha1.DefaultAPIKeySecretKey] = []byte("ak_" + ns + "_0123456789abcdef")
+		return s
+	}
+	log := &callLog{}
+	kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(secret("busy"), secret("quiet")).Build()
+	return log, remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: qps, Burst: 1},
+		DefaultAPIKeySecret: "key"})
+}
+
+// observe makes n calls in one reconcile of the object uid in ns, as a bulk
+// deletion's batches do: the first is told when to come back, the later
+// ones wait for the rate. It stops early when ctx ends.
+func observe(ctx context.Context, c *remote.Connector, ns, uid string, n int) {
+	GinkgoHelper()
+	m := metricIn(ns, uid)
+	conn, err := c.Connect(ctx, m)
+	Expect(err).NotTo(HaveOccurred())
+	client := conn.Client()
+	for range n {
+		for {
+			if ctx.Err() != nil {
+				return
+			}
+			_, err := client.Observe(ctx, "met_1", &m.Spec)
+			after, throttled := remote.ThrottledFor(err)
+			if !throttled {
+				Expect(err).To(Or(Not(HaveOccurred()), MatchError(context.Canceled)))
+				break
+			}
+			time.Sleep(after)
+		}
+	}
+}
+
+// busyAhead counts the calls before the quiet namespace's first in calls.
+func busyAhead(calls []evalapi.APIKey) int {
+	GinkgoHelper()
+	n := 0
+	for _, k := range calls {
+		if k == quietKey {
+			return n
+		}
+		n++
+	}
+	Fail("the quiet namespace's call was not sent")
+	return n
+}
+
 var _ = Describe("A service shared by namespaces", func() {
 	It("gives a namespace's call a turn between another namespace's long runs of calls, not after them", func(ctx SpecContext) {
 		const busyObjects, callsEach = 8, 15
-		log := &callLog{}
-		// Each namespace's Secret "key" holds a key of its own, so the log tells them apart.
-		secret := func(ns string) *corev1.Secret {
-			s := keySecret(ns, "key")
-			s.Data[v1alpha1.DefaultAPIKeySecretKey] = []byte("ak_" + ns + "_0123456789abcdef")
-			return s
-		}
-		quietKey := evalapi.APIKey("ak_quiet_0123456789abcdef")
-		kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(secret("busy"), secret("quiet")).Build()
-		// One call every 20 ms, no burst: the busy namespace alone keeps the rate used up.
-		c := remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: 50, Burst: 1},
-			DefaultAPIKeySecret: "key"})
-
-		// observe makes n calls in one reconcile of the object uid in ns, as
-		// a bulk deletion's batches do: the first is told when to come back,
-		// the later ones wait for the rate.
-		observe := func(ns, uid string, n int) {
-			defer GinkgoRecover()
-			m := metricIn(ns, uid)
-			conn, err := c.Connect(ctx, m)
-			Expect(err).NotTo(HaveOccurred())
-			client := conn.Client()
-			for range n {
-				for {
-					_, err := client.Observe(ctx, "met_1", &m.Spec)
-					after, throttled := remote.ThrottledFor(err)
-					if !throttled {
-						Expect(err).NotTo(HaveOccurred())
-						break
-					}
-					time.Sleep(after)
-				}
-			}
-		}
+		// One call every 20 ms: the busy namespace alone keeps the rate used up.
+		log, c := sharedService(50)
 		var busy sync.WaitGroup
 		for i := range busyObjects {
-			busy.Go(func() { observe("busy", fmt.Sprintf("busy-%d", i), callsEach) })
+			busy.Go(func() {
+				defer GinkgoRecover()
+				observe(ctx, c, "busy", fmt.Sprintf("busy-%d", i), callsEach)
+			})
 		}
 		Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", 2*busyObjects),
 			"every busy object is making its later calls")
 
 		start := len(log.since(0))
-		observe("quiet", "quiet", 1)
-		calls := log.since(start)
-		before := 0
-		for _, k := range calls {
-			if k == quietKey {
-				break
-			}
-			before++
-		}
-		Expect(before).To(BeNumerically("<", len(calls)), "the quiet namespace's call was sent")
+		observe(ctx, c, "quiet", "quiet", 1)
 		// Each busy object has a later call waiting for the rate at any time;
 		// were they all ahead, the quiet call would wait behind 8.
+		before := busyAhead(log.since(start))
 		Expect(before).To(BeNumerically("<=", 3),
 			"busy calls sent between the quiet namespace's call and its answer: %d", before)
 		busy.Wait()
 	})
 
 	It("lets another namespace's call take the next token ahead of a long run's next call", func(ctx SpecContext) {
-		log := &callLog{}
-		secret := func(ns string) *corev1.Secret {
-			s := keySecret(ns, "key")
-			s.Data[v1alpha1.DefaultAPIKeySecretKey] = []byte("ak_" + ns + "_0123456789abcdef")
-			return s
-		}
-		quietKey := evalapi.APIKey("ak_quiet_0123456789abcdef")
-		kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(secret("busy"), secret("quiet")).Build()
-		// A token every 100 ms, no burst: the busy namespace's run keeps the rate used up.
-		c := remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: 10, Burst: 1},
-			DefaultAPIKeySecret: "key"})
-		call := func(ns, uid string) {
-			GinkgoHelper()
-			m := metricIn(ns, uid)
-			conn, err := c.Connect(ctx, m)
-			Expect(err).NotTo(HaveOccurred())
-			client := conn.Client()
-			for {
-				_, err := client.Observe(ctx, "met_1", &m.Spec)
-				after, throttled := remote.ThrottledFor(err)
-				if !throttled {
-					Expect(err).NotTo(HaveOccurred())
-					return
-				}
-				time.Sleep(after)
-			}
-		}
-
+		// A token every 100 ms: the busy namespace's run keeps the rate used up.
+		log, c := sharedService(10)
 		// One busy object, like a bulk deletion: a reconcile's first call,
 		// then later calls that wait for the rate, until stopped.
 		runCtx, stop := context.WithCancel(ctx)
@@ -151,16 +146,7 @@ var _ = Describe("A service shared by namespaces", func() {
 		go func() {
 			defer GinkgoRecover()
 			defer close(running)
-			m := metricIn("busy", "busy-run")
-			conn, err := c.Connect(ctx, m)
-			Expect(err).NotTo(HaveOccurred())
-			client := conn.Client()
-			for runCtx.Err() == nil {
-				_, err := client.Observe(runCtx, "met_1", &m.Spec)
-				if after, throttled := remote.ThrottledFor(err); throttled {
-					time.Sleep(after)
-				}
-			}
+			observe(runCtx, c, "busy", "busy-run", math.MaxInt)
 		}()
 		Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", 3), "the run is making its later calls")
 
@@ -170,13 +156,8 @@ var _ = Describe("A service shared by namespaces", func() {
 		ahead := 0
 		for i := range 5 {
 			start := len(log.since(0))
-			call("quiet", fmt.Sprintf("quiet-%d", i))
-			for _, k := range log.since(start) {
-				if k == quietKey {
-					break
-				}
-				ahead++
-			}
+			observe(ctx, c, "quiet", fmt.Sprintf("quiet-%d", i), 1)
+			ahead += busyAhead(log.since(start))
 		}
 		stop()
 		<-running
