@@ -67,10 +67,10 @@ const inflightRetryAfter = 1
 // is an API-server write and, with a service, a call on its budget; so an
 // SDK that pages a list does not spend the budget of its creates. Admission
 // takes one token; a request that turns out to cost more pays the rest once
-// its size is known (charge). A tenant
-// also holds at most a sixteenth of the requests in flight (tenantShare): its
-// admitted requests wait for the reconciler, and could otherwise fill the
-// server and the reconcilers' workers ahead of every other tenant's.
+// its size is known (charge). A tenant also holds at most a sixteenth of the
+// requests in flight (tenantShare): its admitted requests wait for the
+// reconciler, and could otherwise fill the server and the reconcilers'
+// workers ahead of every other tenant's.
 type admission struct {
 	inflight chan struct{}
 	// tenantInflight is how many requests one tenant may have in flight.
