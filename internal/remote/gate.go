@@ -213,11 +213,12 @@ func (g *gate) wait(ctx context.Context, name string) (release func(), err error
 	}
 }
 
-// takeTurn waits for flow name's turn, then for the rate limiter. It
-// reserves its token only once one is free: a first call that comes
-// meanwhile reserves at once (see turn) and goes ahead, so a namespace's
-// long run of later calls makes another namespace's call wait for the next
-// token, not for a token held for the run and then the next.
+// takeTurn waits for flow name's turn, then for the rate limiter. It takes
+// its token only once the limiter holds one more, the spare: a first call
+// of another reconcile (see turn) takes the spare at once, so a namespace's
+// long run of later calls, such as a bulk deletion's batches, never makes
+// another namespace's call wait for a token. The run loses no rate: the
+// spare is a token of the burst, not of the rate.
 func (g *gate) takeTurn(ctx context.Context, name string) error {
 	f := g.join(name)
 	defer g.leave(name, f)
@@ -227,23 +228,24 @@ func (g *gate) takeTurn(ctx context.Context, name string) error {
 		return ctx.Err()
 	}
 	defer func() { <-f.turn }()
-	if d := g.untilFree(time.Now()); d > 0 {
+	// Another call may take what the sleep waited for: look again.
+	for d := g.untilSpare(time.Now()); d > 0; d = g.untilSpare(time.Now()) {
 		t := time.NewTimer(d)
-		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
 			return ctx.Err()
 		}
 	}
 	return g.limiter.Wait(ctx)
 }
 
-// untilFree is how long from now until the limiter has a token free,
-// reserving none.
-func (g *gate) untilFree(now time.Time) time.Duration {
+// untilSpare is how long from now until the limiter holds a token and the
+// spare, reserving none. A burst of one has no room for a spare.
+func (g *gate) untilSpare(now time.Time) time.Duration {
 	limit := g.limiter.Limit()
-	missing := 1 - g.limiter.TokensAt(now)
+	missing := float64(min(2, g.limiter.Burst())) - g.limiter.TokensAt(now)
 	if limit == rate.Inf || limit <= 0 || missing <= 0 {
 		return 0
 	}

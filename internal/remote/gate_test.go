@@ -57,10 +57,10 @@ func (l *callLog) since(n int) []evalapi.APIKey {
 // quietKey is the key of namespace "quiet" at sharedService.
 const quietKey = evalapi.APIKey("ak_quiet_0123456789abcdef")
 
-// sharedService is a service that logs its calls, at qps with no burst, used
+// sharedService is a service that logs its calls, at qps and burst, used
 // by namespaces "busy" and "quiet", whose Secrets "key" hold keys of their
 // own (ak_<namespace>_...), so the log tells them apart.
-func sharedService(qps float64) (*callLog, *remote.Connector) {
+func sharedService(qps float64, burst int) (*callLog, *remote.Connector) {
 	secret := func(ns string) *corev1.Secret {
 		s := keySecret(ns, "key")
 		s.Data[v1alpha1.DefaultAPIKeySecretKey] = []byte("ak_" + ns + "_0123456789abcdef")
@@ -68,7 +68,7 @@ func sharedService(qps float64) (*callLog, *remote.Connector) {
 	}
 	log := &callLog{}
 	kc := fake.NewClientBuilder().WithScheme(newScheme()).WithObjects(secret("busy"), secret("quiet")).Build()
-	return log, remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: qps, Burst: 1},
+	return log, remote.NewConnector(kc, remote.Defaults{Service: log, Limits: remote.Limits{QPS: qps, Burst: burst},
 		DefaultAPIKeySecret: "key"})
 }
 
@@ -115,7 +115,7 @@ var _ = Describe("A service shared by namespaces", func() {
 	It("gives a namespace's call a turn between another namespace's long runs of calls, not after them", func(ctx SpecContext) {
 		const busyObjects, callsEach = 8, 15
 		// One call every 20 ms: the busy namespace alone keeps the rate used up.
-		log, c := sharedService(50)
+		log, c := sharedService(50, 1)
 		var busy sync.WaitGroup
 		for i := range busyObjects {
 			busy.Go(func() {
@@ -138,17 +138,9 @@ var _ = Describe("A service shared by namespaces", func() {
 
 	It("lets another namespace's call take the next token ahead of a long run's next call", func(ctx SpecContext) {
 		// A token every 100 ms: the busy namespace's run keeps the rate used up.
-		log, c := sharedService(10)
-		// One busy object, like a bulk deletion: a reconcile's first call,
-		// then later calls that wait for the rate, until stopped.
-		runCtx, stop := context.WithCancel(ctx)
-		running := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			defer close(running)
-			observe(runCtx, c, "busy", "busy-run", math.MaxInt)
-		}()
-		Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", 3), "the run is making its later calls")
+		// With a burst of one there is no spare token (see the next spec).
+		log, c := sharedService(10, 1)
+		stop, running := busyRun(ctx, c, log, 3)
 
 		// Five calls of the quiet namespace, one after another: each is sent
 		// before the run's next call, which was waiting for the same token.
@@ -163,4 +155,47 @@ var _ = Describe("A service shared by namespaces", func() {
 		<-running
 		Expect(ahead).To(BeNumerically("<=", 2), "the run's calls sent ahead of the quiet namespace's five: %d", ahead)
 	})
+
+	It("keeps a token of the burst spare for another namespace's call while a long run uses up the rate", func(ctx SpecContext) {
+		const burst = 4
+		log, c := sharedService(10, burst)
+		// Past its burst, the run is held to the rate.
+		stop, running := busyRun(ctx, c, log, burst+3)
+
+		// Each quiet call comes once the run has had time to take the spare
+		// back, were it allowed to; taking it leaves the quiet call to be
+		// told to come back for a later token.
+		toldToWait := 0
+		for i := range 5 {
+			time.Sleep(250 * time.Millisecond)
+			conn, err := c.Connect(ctx, metricIn("quiet", fmt.Sprintf("quiet-%d", i)))
+			Expect(err).NotTo(HaveOccurred())
+			_, err = conn.Client().Observe(ctx, "met_1", &metricIn("quiet", "quiet").Spec)
+			if _, throttled := remote.ThrottledFor(err); throttled {
+				toldToWait++
+				continue
+			}
+			Expect(err).NotTo(HaveOccurred())
+		}
+		stop()
+		<-running
+		Expect(toldToWait).To(BeZero(), "quiet calls told to wait for a token, of 5")
+	})
 })
+
+// busyRun starts one busy object making calls like a bulk deletion's
+// batches (a reconcile's first call, then later calls waiting for the rate)
+// until stop is called, and returns once the service has had calls of it.
+// running is closed when the run has stopped.
+func busyRun(ctx context.Context, c *remote.Connector, log *callLog, calls int) (stop func(), running <-chan struct{}) {
+	GinkgoHelper()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		observe(runCtx, c, "busy", "busy-run", math.MaxInt)
+	}()
+	Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", calls), "the run is making its later calls")
+	return stop, done
+}
