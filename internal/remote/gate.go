@@ -213,12 +213,14 @@ func (g *gate) wait(ctx context.Context, name string) (release func(), err error
 	}
 }
 
-// takeTurn waits for flow name's turn, then for the rate limiter. It takes
-// its token only once the limiter holds one more, the spare: a first call
-// of another reconcile (see turn) takes the spare at once, so a namespace's
-// long run of later calls, such as a bulk deletion's batches, never makes
-// another namespace's call wait for a token. The run loses no rate: the
-// spare is a token of the burst, not of the rate.
+// takeTurn waits for flow name's turn, then for the rate limiter. It first
+// sleeps until the limiter would hold a token and one more, the spare: a
+// first call of another reconcile (see turn) that comes meanwhile takes the
+// spare at once, so a namespace's long run of later calls, such as a bulk
+// deletion's batches, does not make another namespace's call wait for a
+// token. The run loses no rate: the spare is a token of the burst. It
+// sleeps once only, then waits in line: first calls coming faster than the
+// rate never leave a spare, and must not starve the reconciles they started.
 func (g *gate) takeTurn(ctx context.Context, name string) error {
 	f := g.join(name)
 	defer g.leave(name, f)
@@ -228,13 +230,12 @@ func (g *gate) takeTurn(ctx context.Context, name string) error {
 		return ctx.Err()
 	}
 	defer func() { <-f.turn }()
-	// Another call may take what the sleep waited for: look again.
-	for d := g.untilSpare(time.Now()); d > 0; d = g.untilSpare(time.Now()) {
+	if d := g.untilSpare(time.Now()); d > 0 {
 		t := time.NewTimer(d)
+		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			t.Stop()
 			return ctx.Err()
 		}
 	}

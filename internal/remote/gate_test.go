@@ -181,6 +181,40 @@ var _ = Describe("A service shared by namespaces", func() {
 		<-running
 		Expect(toldToWait).To(BeZero(), "quiet calls told to wait for a token, of 5")
 	})
+	It("does not let first calls coming faster than the rate starve a reconcile's later calls", func(ctx SpecContext) {
+		log, c := sharedService(10, 4)
+		// Eight busy workers, each starting one object's reconcile of one call
+		// after another: told to come back for their turns, they keep the
+		// limiter booked ahead, so a spare token never comes.
+		streamCtx, stop := context.WithCancel(ctx)
+		var stream sync.WaitGroup
+		for w := range 8 {
+			stream.Go(func() {
+				defer GinkgoRecover()
+				for i := 0; streamCtx.Err() == nil; i++ {
+					observe(streamCtx, c, "busy", fmt.Sprintf("busy-%d-%d", w, i), 1)
+				}
+			})
+		}
+		Eventually(func() int { return len(log.since(0)) }).Should(BeNumerically(">=", 8), "the stream is booking turns")
+
+		// A quiet reconcile of three calls gets its later two in line: at
+		// 10 calls a second and eight turns booked ahead of each, it has had
+		// several times the time it needs when the stream stops.
+		start := len(log.since(0))
+		quietCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		observe(quietCtx, c, "quiet", "quiet", 3)
+		stop()
+		stream.Wait()
+		quiet := 0
+		for _, k := range log.since(start) {
+			if k == quietKey {
+				quiet++
+			}
+		}
+		Expect(quiet).To(Equal(3), "the quiet reconcile's calls sent before it gave up")
+	})
 })
 
 // busyRun starts one busy object making calls like a bulk deletion's
