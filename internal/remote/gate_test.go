@@ -181,6 +181,7 @@ var _ = Describe("A service shared by namespaces", func() {
 		<-running
 		Expect(toldToWait).To(BeZero(), "quiet calls told to wait for a token, of 5")
 	})
+
 	It("does not let first calls coming faster than the rate starve a reconcile's later calls", func(ctx SpecContext) {
 		log, c := sharedService(10, 4)
 		// Eight busy workers, each starting one object's reconcile of one call
