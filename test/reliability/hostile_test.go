@@ -129,6 +129,8 @@ var _ = Describe("A hostile tenant", func() {
 			Expect(statuses).NotTo(HaveKey(BeElementOf(http.StatusInternalServerError, http.StatusBadGateway,
 				http.StatusServiceUnavailable)), "%s: %s", op, report)
 		}
+		// Its bulk deletions are valid requests: only its budget refuses them.
+		Expect(h.snapshot()["bulk-delete"]).NotTo(HaveKey(http.StatusBadRequest), "a hostile bulk deletion's body: %s", report)
 		Expect(alone.all.statuses).To(HaveEach(BeElementOf(http.StatusCreated, http.StatusOK)), report)
 		Expect(during.all.statuses).To(HaveEach(BeElementOf(http.StatusCreated, http.StatusOK)), "the gentle tenant was refused: %s", report)
 		Expect(stored.metrics).To(BeNumerically("<=", restapi.DefaultBudget.Metrics), report)
