@@ -328,6 +328,24 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		Expect(createMetric(url, standalone).status).To(Equal(http.StatusCreated), "a standalone deletion sends the service nothing")
 	})
 
+	It("charges a create of a large Metric one read whole, not one for each change it waits through", func() {
+		// A Metric with more than 1 KiB of texts is cached without them from
+		// the start; its create sees it change several times (created,
+		// id recorded, Ready) before it answers.
+		t := newTenant()
+		url := serve(t, nil)
+		body := fmt.Sprintf(`{"name":"m","evalType":"human","outputType":"boolean","guidelines":%q}`, strings.Repeat("g", 16000))
+		Expect(sendTo(url, request{method: http.MethodPost, path: projectPath, key: t.key, body: body}).status).To(Equal(http.StatusCreated))
+		list := func() reply { return sendTo(url, request{method: http.MethodGet, path: projectPath, key: t.key}) }
+		// The answer read it whole Ready, 8 reads (16,000 bytes in spec and
+		// status): 12 of 20 left. Each page costs 1 + 8, so the second goes
+		// 6 into debt, paid with the next read's token in 7 s. A read at each
+		// change as well (4 or 8 each) would leave too few for the second page.
+		Expect(list().status).To(Equal(http.StatusOK))
+		Expect(list().status).To(Equal(http.StatusOK))
+		expectRateLimited(list(), rejectTenantReadRate, "7")
+	})
+
 	It("charges a Metric read whole from the API server one read per 4 KiB of its texts", func() {
 		// Five Metrics with 16,000 characters of guidelines each (in spec and
 		// status, 8 units), and five with none; settled, so the cache holds

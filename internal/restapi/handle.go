@@ -37,6 +37,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -377,13 +378,10 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 			return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
 				"The Idempotency-Key was already used for a different request", nil).response(), true, ""
 		}
-		if m, ok := obj.(*evaluationv1alpha1.Metric); ok {
-			// A Ready Metric may be cached trimmed; the answer needs its texts.
-			if err := s.whole(ctx, m); err != nil {
-				return s.failure(ep.kind, err), true, ""
-			}
-		}
 		res, v, reason := judge(ep, obj)
+		if v == succeeded {
+			res = s.withTexts(ctx, ep, obj, res)
+		}
 		if v == pending && obj.GetDeletionTimestamp() != nil {
 			return deletedWhileWaiting(ep, key).response(), true, reason
 		}
@@ -392,6 +390,22 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 		}
 		return res, v != pending, reason
 	})
+}
+
+// withTexts is a success's answer res, built again from the whole Metric
+// when obj is a Metric the cache holds without its texts. It is read once,
+// when the answer is due, and not at each change seen while waiting: a
+// large Metric is cached trimmed from the start, and each read costs the API
+// server and the tenant's read budget.
+func (s *Server) withTexts(ctx context.Context, ep *endpoint, obj evaluationv1alpha1.Object, res response) response {
+	m, ok := obj.(*evaluationv1alpha1.Metric)
+	if !ok || !metriccache.Trimmed(m) {
+		return res
+	}
+	if err := s.whole(ctx, m); err != nil {
+		return s.failure(ep.kind, err)
+	}
+	return ep.succeed(m)
 }
 
 // decision says whether the resource (nil once it is gone) settles the
