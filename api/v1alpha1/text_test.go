@@ -17,8 +17,10 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -98,5 +100,30 @@ var _ = Describe("Metric text", func() {
 		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
 		set("ok\x7fok", "status", "guidelines")(obj.Object)
 		Expect(k8sClient.Status().Update(ctx, obj)).To(MatchError(ContainSubstring(`status.guidelines: Invalid value: "ok\x7fok": guidelines in body should match`)))
+	})
+})
+
+var _ = Describe("ValidText and ValidLineText", func() {
+	It("agree with the patterns on every code point, alone and between other text", func() {
+		text, line := regexp.MustCompile(v1alpha1.TextPattern), regexp.MustCompile(v1alpha1.LineTextPattern)
+		var mismatches []string
+		for r := rune(0); r <= utf8.MaxRune; r++ {
+			if !utf8.ValidRune(r) {
+				continue // a surrogate: no valid UTF-8 holds one
+			}
+			for _, s := range []string{string(r), "a" + string(r) + "é"} {
+				if v1alpha1.ValidText(s) != text.MatchString(s) || v1alpha1.ValidLineText(s) != line.MatchString(s) {
+					mismatches = append(mismatches, strconv.QuoteToASCII(s))
+				}
+			}
+		}
+		Expect(mismatches).To(BeEmpty())
+	})
+	It("refuse what is not UTF-8, which the patterns would read as U+FFFD", func() {
+		for _, s := range []string{"caf\xe9", "\xff", "ok\xc3", "\xed\xa0\x80" /* a surrogate */} {
+			Expect(v1alpha1.ValidText(s)).To(BeFalse(), "%q", s)
+			Expect(v1alpha1.ValidLineText(s)).To(BeFalse(), "%q", s)
+		}
+		Expect(v1alpha1.ValidText("")).To(BeTrue())
 	})
 })
