@@ -145,7 +145,8 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Requests the REST server handles at once; more are answered 429 with Retry-After.")
 	fs.Float64Var(&c.restTenantQPS, "rest-tenant-qps", 0,
 		"Writes (POST, PATCH, DELETE) per second the REST server admits from each namespace (the API key's); more are answered 429. "+
-			"A bulk-delete counts one per call it sends the service (per --bulk-delete-batch-size ids). "+
+			"A bulk-delete counts one per call it sends the service (per --bulk-delete-batch-size ids), "+
+			"a create or update of a Metric one per 4 KiB of its texts. "+
 			"0 means 50 standalone, and with --api-url a quarter of --api-qps, so no one namespace empties the service's budget.")
 	fs.IntVar(&c.restTenantBurst, "rest-tenant-burst", 0,
 		"Writes a namespace may send at once above --rest-tenant-qps. 0 means 100 standalone, and with --api-url half of --api-burst.")

@@ -173,8 +173,9 @@ func (a *admission) enterTenant(tenant string, write bool) (leave func(refund bo
 
 // charge draws n more reads or writes from tenant's budget, for an
 // admitted request that costs more than the one admission paid for: a bulk
-// deletion sends the service a call per batch, and a Metric the cache holds
-// without its texts is read whole from the API server (see readCost). The
+// deletion sends the service a call per batch, a Metric the cache holds
+// without its texts is read whole from the API server, and a Metric with
+// long texts is written whole (see textCost). The
 // bucket may go into debt: the tenant's next requests of the kind are
 // refused until it is paid, so however large its requests, a tenant costs
 // the service and the API server no more than its budget. refund gives the
@@ -206,15 +207,18 @@ func (a *admission) charge(tenant string, write bool, n int) (refund func()) {
 	}
 }
 
-// readCostUnit is the text a read of the tenant's budget pays for: a
-// Metric read whole costs one read per started unit of its texts, so the
-// largest Metrics (53 KB of texts) cost 14, and the API server's and the
-// manager's work in encoding them is paid in proportion.
-const readCostUnit = 4 << 10
+// textCostUnit is the text one read or one write of a tenant's budget pays
+// for. A Metric read whole costs one read per started unit of its texts, and
+// a create or update of a Metric one write per started unit: the API server
+// and the manager decode, validate and encode the whole object at each of its
+// writes and watch events, so the largest Metrics (53 KB of texts in the
+// spec, 74 KB with the status) cost 13 to 18 times a small one, and are
+// paid in proportion.
+const textCostUnit = 4 << 10
 
-// readCost is what reading m whole costs a tenant's read budget.
-func readCost(m *evaluationv1alpha1.Metric) int {
-	return max(1, (m.TextBytes()+readCostUnit-1)/readCostUnit)
+// textCost is what reading m whole, or writing it, costs a tenant's budget.
+func textCost(m *evaluationv1alpha1.Metric) int {
+	return max(1, (m.TextBytes()+textCostUnit-1)/textCostUnit)
 }
 
 // retryAfterSeconds rounds a bucket's delay up to whole seconds, at least 1.

@@ -346,6 +346,38 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		expectRateLimited(list(), rejectTenantReadRate, "7")
 	})
 
+	It("charges a create or an update of a Metric one write per 4 KiB of its texts", func() {
+		t := newTenant()
+		url := serve(t, nil)
+		large := fmt.Sprintf(`{"name":"m","evalType":"human","outputType":"boolean","guidelines":%q}`, strings.Repeat("g", 16000))
+		create := func(body string) reply {
+			return sendTo(url, request{method: http.MethodPost, path: projectPath, key: t.key, body: body})
+		}
+		// 16,000 bytes of guidelines: 4 writes each, 20 for five. One write
+		// each would leave 15 for the sixth; three or five would refuse the
+		// fifth or leave some.
+		var first reply
+		for i := range 5 {
+			rep := create(large)
+			Expect(rep.status).To(Equal(http.StatusCreated), "create %d", i)
+			if i == 0 {
+				first = rep
+			}
+		}
+		expectRateLimited(create(variantBody("human", "int")), rejectTenantRate, "1")
+
+		// An update writes the whole Metric, whatever it changes: 16,000
+		// bytes in its spec and 16,000 in its status are 8 writes. Of a full
+		// bucket 12 are left, three large creates.
+		clock.Step(time.Minute)
+		rep := sendTo(url, request{method: http.MethodPatch, path: metricPath(idOf(first)), key: t.key, body: `{"evalType":"human","outputType":"boolean","name":"renamed"}`})
+		Expect(rep.status).To(Equal(http.StatusOK))
+		for i := range 3 {
+			Expect(create(large).status).To(Equal(http.StatusCreated), "create %d after the update", i)
+		}
+		expectRateLimited(create(variantBody("human", "int")), rejectTenantRate, "1")
+	})
+
 	It("charges a Metric read whole from the API server one read per 4 KiB of its texts", func() {
 		// Five Metrics with 16,000 characters of guidelines each (in spec and
 		// status, 8 units), and five with none; settled, so the cache holds
@@ -375,7 +407,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		Expect(list(url, small).status).To(Equal(http.StatusOK), "a page of 5 small Metrics cost 6 reads of 20")
 
 		whole := metricsIn(large.namespace)[0]
-		Expect(readCost(&whole)).To(Equal(8), "32,000 bytes of texts")
+		Expect(textCost(&whole)).To(Equal(8), "32,000 bytes of texts")
 		url = serve(large, nil)
 		Expect(list(url, large).status).To(Equal(http.StatusOK))
 		// The page cost 1 + 5 x 8 reads: 21 more than the bucket held, paid

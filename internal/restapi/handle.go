@@ -89,9 +89,9 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
-	// Admission took one write of the tenant's budget; a request that sends
-	// the service more calls pays for the others before it is created.
-	refund := s.admission.charge(req.obj.GetNamespace(), true, calls-1)
+	// Admission took one write of the tenant's budget; a request that costs
+	// more pays the rest before it is created.
+	refund := s.admission.charge(req.obj.GetNamespace(), true, writeCost(req.obj, calls)-1)
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	settle(err == nil && !replay)
 	if err != nil || replay {
@@ -111,6 +111,16 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 		wantHash = req.hash // the earlier request must have been this same one
 	}
 	return s.await(r.Context(), ep, client.ObjectKeyFromObject(req.obj), wantHash, 0)
+}
+
+// writeCost is what creating obj, which sends the service calls, costs its
+// tenant's write budget: one write per call, or per started unit of a
+// Metric's texts where that is more (see textCost).
+func writeCost(obj client.Object, calls int) int {
+	if m, ok := obj.(*evaluationv1alpha1.Metric); ok {
+		return max(calls, textCost(m))
+	}
+	return calls
 }
 
 // plan is how a request for obj is carried out: by its create alone

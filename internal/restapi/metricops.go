@@ -129,6 +129,8 @@ func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) response {
 	if m, err = s.patchSpec(r.Context(), m, u); err != nil {
 		return s.failure(metricKind, err)
 	}
+	// Admission took one write; the whole Metric was written, long texts and all.
+	s.admission.charge(m.Namespace, true, textCost(m)-1)
 	return s.await(r.Context(), updatedMetric(), client.ObjectKeyFromObject(m), "", m.Generation)
 }
 
@@ -266,7 +268,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 // whole replaces a Metric the cache holds trimmed with the whole Metric,
 // read from the API server: answers and updates need its texts. A Metric
 // cached whole costs no read; one read whole is paid for by its namespace's
-// read budget, by the size of its texts (readCost).
+// read budget, by the size of its texts (textCost).
 func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error {
 	if !metriccache.Trimmed(m) {
 		return nil
@@ -276,7 +278,7 @@ func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error 
 		return metricNotFound()
 	}
 	if err == nil {
-		s.admission.charge(m.Namespace, false, readCost(m))
+		s.admission.charge(m.Namespace, false, textCost(m))
 	}
 	return err
 }
