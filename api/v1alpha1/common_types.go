@@ -146,9 +146,10 @@ const (
 	// annotation, or status.id) is not a valid id; nothing is called or
 	// served under it until a person corrects or removes the annotation.
 	ReasonInvalidMetricID = "InvalidMetricID"
-	// ReasonMetricIDClaimed: another Metric of the namespace holds the same
-	// remote id; this later claim does nothing until a person corrects or
-	// removes its metric-id annotation. The holder is unaffected.
+	// ReasonMetricIDClaimed: another Metric of the cluster holds the same
+	// remote id on the same service; this later claim does nothing until a
+	// person corrects or removes its metric-id annotation. The holder is
+	// unaffected, and named only when it is in the claimant's namespace.
 	ReasonMetricIDClaimed = "MetricIDClaimed"
 	// ReasonConnected: the service answered the connection probe
 	// (GET /projects?limit=1) with the service's key.
@@ -190,6 +191,11 @@ const (
 	// belongs to another service than the one it now resolves to; nothing is
 	// called until a person points it back or lets the id go.
 	ReasonServiceChanged = "ServiceChanged"
+	// ReasonAdoptionNotAllowed: the object would take on a remote id it did
+	// not create (annotation, by name, or a create settled from the list)
+	// under a ClusterEvaluationService's own key, which every namespace it
+	// allows shares; the service's spec.adoption does not allow that.
+	ReasonAdoptionNotAllowed = "AdoptionNotAllowed"
 )
 
 // Event reasons that are not condition reasons.

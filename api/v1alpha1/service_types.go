@@ -163,10 +163,35 @@ type ClusterEvaluationServiceSpec struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 
 	// namespaceSelector selects, by label, the namespaces whose objects may
-	// use this service.
+	// use this service. Prefer labels tenants cannot set, such as
+	// kubernetes.io/metadata.name.
 	// +optional
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// adoption says whether objects using this service's own key may take
+	// on remote ids they did not create: a metric-id annotation, adoption by
+	// name, or a create settled from the service's list. With one key, every
+	// namespace the service allows is one identity at the service, so the
+	// owner of such an id cannot be told: Refused (the default) stalls
+	// those objects (reason AdoptionNotAllowed); Allowed lets them, for an
+	// administrator who trusts every allowed namespace. Objects that name
+	// their own apiKeySecretRef act as their own identity and may always adopt.
+	// +optional
+	// +kubebuilder:default=Refused
+	Adoption ServiceAdoption `json:"adoption,omitempty"`
 }
+
+// ServiceAdoption says whether a ClusterEvaluationService's shared key may
+// adopt remote ids: Refused or Allowed.
+// +kubebuilder:validation:Enum=Refused;Allowed
+type ServiceAdoption string
+
+const (
+	// ServiceAdoptionRefused stalls adoptions under the service's own key.
+	ServiceAdoptionRefused ServiceAdoption = "Refused"
+	// ServiceAdoptionAllowed lets every allowed namespace adopt under the service's own key.
+	ServiceAdoptionAllowed ServiceAdoption = "Allowed"
+)
 
 // ServiceStatus reports a service connection's state.
 type ServiceStatus struct {
@@ -284,6 +309,9 @@ type ServiceObject interface {
 	// GetKeySecret returns the namespace and selector of the Secret holding
 	// the service's key, or a nil selector when it names none.
 	GetKeySecret() (string, *SecretKeySelector)
+	// SharesKeyForAdoption reports whether objects that use the service's
+	// own key must not adopt remote ids they did not create.
+	SharesKeyForAdoption() bool
 	// GetServiceStatus returns the status.
 	GetServiceStatus() *ServiceStatus
 }
@@ -312,6 +340,17 @@ func (s *ClusterEvaluationService) GetKeySecret() (string, *SecretKeySelector) {
 		return "", nil
 	}
 	return s.Spec.APIKeySecretRef.Namespace, &s.Spec.APIKeySecretRef.SecretKeySelector
+}
+
+// SharesKeyForAdoption reports whether objects using the service's own key
+// must not adopt remote ids: a ClusterEvaluationService's key is shared by
+// every namespace it allows, unless it opts in (spec.adoption Allowed).
+func (s *EvaluationService) SharesKeyForAdoption() bool { return false }
+
+// SharesKeyForAdoption reports whether objects using the service's own key
+// must not adopt remote ids (see EvaluationService.SharesKeyForAdoption).
+func (s *ClusterEvaluationService) SharesKeyForAdoption() bool {
+	return s.Spec.APIKeySecretRef != nil && s.Spec.Adoption != ServiceAdoptionAllowed
 }
 
 // GetServiceStatus returns the EvaluationService's status.

@@ -65,6 +65,11 @@ func (r *MetricReconciler) byName(ctx context.Context, conn *remote.Connection, 
 	}
 	lookAgain := ctrl.Result{RequeueAfter: conn.DriftInterval}
 	switch {
+	case len(free) == 1 && !conn.MayAdopt:
+		return r.withoutPending(ctx, m, adoptionNotAllowed(conn, fmt.Sprintf(
+			"adopting remote Metric %s, the one Metric named %q in project %s that no object holds",
+			free[0].ID, m.Spec.Name, m.Spec.ProjectID), "set spec.adoptionPolicy to None to create a new remote Metric"),
+			lookAgain, nil)
 	case len(free) == 1:
 		return r.adoptByName(ctx, conn, c, m, free[0].ID)
 	case len(free) > 1:

@@ -27,35 +27,39 @@ import (
 )
 
 // A recorded remote id is checked before anything is done under it: it must
-// be a valid id, and no other Metric of the namespace may hold it. Either
+// be a valid id, and no other Metric of the cluster may hold it on the same
+// service. With a cluster service's key shared by namespaces, the service
+// cannot tell one tenant from another: the operator keeps them apart. Either
 // fault is a person's to fix (a mistyped or copied annotation), so the
 // Metric stalls without a retry; a change of the annotation re-triggers it.
 
 // claimOutcome returns the Stalled outcome of a Metric whose recorded id id
-// is invalid or held by another Metric of its namespace, and false when the
-// claim is sound.
-func (r *MetricReconciler) claimOutcome(ctx context.Context, m *v1alpha1.Metric, id string) (outcome, bool, error) {
+// is invalid or held by another Metric on the service at endpoint, and
+// false when the claim is sound.
+func (r *MetricReconciler) claimOutcome(ctx context.Context, endpoint string, m *v1alpha1.Metric, id string) (
+	outcome, bool, error,
+) {
 	if !v1alpha1.ValidResourceID(id) {
 		return invalidID(id), true, nil
 	}
 	var list v1alpha1.MetricList
-	if err := r.client.List(ctx, &list, client.InNamespace(m.Namespace), client.MatchingFields{remoteIDIndex: id}); err != nil {
+	if err := r.client.List(ctx, &list, client.MatchingFields{remoteIDIndex: id}); err != nil {
 		return progressing(v1alpha1.ReasonCreating, "checking that no other Metric holds id "+id),
 			false, fmt.Errorf("listing the Metrics that hold id %s: %w", id, err)
 	}
-	if holder := holderOf(id, m, list.Items); holder != nil {
-		return claimed(id, holder.Name), true, nil
+	if holder := holderOf(id, endpoint, m, list.Items); holder != nil {
+		return claimed(id, m, holder), true, nil
 	}
 	return outcome{}, false, nil
 }
 
-// holderOf returns the Metric among others that holds id ahead of m
-// (Metric.HoldsIDBefore), or nil when m holds it.
-func holderOf(id string, m *v1alpha1.Metric, others []v1alpha1.Metric) *v1alpha1.Metric {
+// holderOf returns the Metric among others that holds id on the service at
+// endpoint ahead of m (Metric.HoldsIDBefore), or nil when m holds it.
+func holderOf(id, endpoint string, m *v1alpha1.Metric, others []v1alpha1.Metric) *v1alpha1.Metric {
 	var holder *v1alpha1.Metric
 	for i := range others {
 		o := &others[i]
-		if o.UID == m.UID || !claims(o, id) {
+		if o.UID == m.UID || !claims(o, id, endpoint) {
 			continue
 		}
 		if o.HoldsIDBefore(m) && (holder == nil || o.HoldsIDBefore(holder)) {
@@ -65,10 +69,13 @@ func holderOf(id string, m *v1alpha1.Metric, others []v1alpha1.Metric) *v1alpha1
 	return holder
 }
 
-// claims reports whether o is a live claim on id: recorded, valid, and not
-// itself stalled as a duplicate.
-func claims(o *v1alpha1.Metric, id string) bool {
-	return (o.Annotations[v1alpha1.MetricIDAnnotation] == id || o.Status.ID == id) && !o.IDRefused()
+// claims reports whether o is a live claim on id at endpoint: recorded,
+// valid, not itself stalled as a duplicate, and on that service (or on no
+// recorded one yet, which the next reconcile of o records as its own).
+func claims(o *v1alpha1.Metric, id, endpoint string) bool {
+	at := o.Annotations[v1alpha1.ServiceAnnotation]
+	return (o.Annotations[v1alpha1.MetricIDAnnotation] == id || o.Status.ID == id) && !o.IDRefused() &&
+		(at == "" || at == endpoint)
 }
 
 func invalidID(id string) outcome {
@@ -78,8 +85,14 @@ func invalidID(id string) outcome {
 		v1alpha1.MetricIDAnnotation, quote.Prefix(id), v1alpha1.ResourceIDMaxLength))
 }
 
-func claimed(id, holder string) outcome {
+// claimed names the holder only to a claimant of its own namespace: the
+// names of another namespace's objects are not the claimant's to see.
+func claimed(id string, m, holder *v1alpha1.Metric) outcome {
+	who := "another object of the cluster"
+	if holder.Namespace == m.Namespace {
+		who = "Metric " + holder.Name + " of this namespace"
+	}
 	return stalled(v1alpha1.ReasonMetricIDClaimed, fmt.Sprintf(
-		"Metric %s of this namespace already holds remote id %s; two objects cannot manage one remote Metric: "+
-			"correct or remove annotation %s", holder, id, v1alpha1.MetricIDAnnotation))
+		"%s already holds remote id %s on this service; two objects cannot manage one remote Metric: "+
+			"correct or remove annotation %s", who, id, v1alpha1.MetricIDAnnotation))
 }

@@ -42,9 +42,13 @@ func claimant(name string, minute int, id string, held bool) v1alpha1.Metric {
 }
 
 func TestHolderOf(t *testing.T) {
-	const id = "met_1"
+	const id, endpoint = "met_1", "https://a.example.com/api/v2"
 	refused := claimant("refused", 0, id, false)
-	setConditions(&refused.Status.Conditions, 1, claimed(id, "other"))
+	setConditions(&refused.Status.Conditions, 1, claimed(id, &refused, &refused))
+	elsewhere := claimant("elsewhere", 0, id, true)
+	elsewhere.Annotations[v1alpha1.ServiceAnnotation] = "https://b.example.com/api/v2"
+	here := claimant("here", 0, id, true)
+	here.Annotations[v1alpha1.ServiceAnnotation] = endpoint
 	cases := []struct {
 		name   string
 		m      v1alpha1.Metric
@@ -66,17 +70,37 @@ func TestHolderOf(t *testing.T) {
 			[]v1alpha1.Metric{claimant("a", 1, id, false)}, "a"},
 		{"a refused claim holds nothing", claimant("b", 1, id, false), []v1alpha1.Metric{refused}, ""},
 		{"another id is no claim", claimant("b", 2, id, false), []v1alpha1.Metric{claimant("a", 1, "met_2", true)}, ""},
+		{"the same id on another service is no claim", claimant("b", 2, id, false), []v1alpha1.Metric{elsewhere}, ""},
+		{"the same id on this service is", claimant("b", 2, id, false), []v1alpha1.Metric{elsewhere, here}, "here"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ""
-			if h := holderOf(id, &tc.m, tc.others); h != nil {
+			if h := holderOf(id, endpoint, &tc.m, tc.others); h != nil {
 				got = h.Name
 			}
 			if got != tc.want {
 				t.Errorf("holder = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A claimant learns the holder's name only when they share a namespace.
+func TestClaimedNamesHolderOfTheSameNamespaceOnly(t *testing.T) {
+	claimant, holder := claimant("alice", 1, "met_1", false), claimant("bobs-metric", 0, "met_1", true)
+	claimant.Namespace, holder.Namespace = "team-a", "team-a"
+	if o := claimed("met_1", &claimant, &holder); !strings.Contains(o.message, "Metric bobs-metric of this namespace") {
+		t.Errorf("same namespace: message %q does not name the holder", o.message)
+	}
+	holder.Namespace = "team-b"
+	o := claimed("met_1", &claimant, &holder)
+	if strings.Contains(o.message, "bobs-metric") || strings.Contains(o.message, "team-b") ||
+		!strings.Contains(o.message, "another object of the cluster") {
+		t.Errorf("another namespace: message %q names the holder or its namespace", o.message)
+	}
+	if o.phase != phaseStalled || o.reason != v1alpha1.ReasonMetricIDClaimed {
+		t.Errorf("outcome = %+v, want Stalled MetricIDClaimed", o)
 	}
 }
 

@@ -86,8 +86,11 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, conn *rem
 	outcome, ctrl.Result, error,
 ) {
 	if id := m.RecordedID(); id != "" {
-		if o, refused, err := r.claimOutcome(ctx, m, id); refused || err != nil {
+		if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, m, id); refused || err != nil {
 			return o, ctrl.Result{}, err
+		}
+		if o, refused := adoptionOutcome(conn, m, id); refused {
+			return o, ctrl.Result{}, nil
 		}
 		if !recreateAllowed(m, id) || !m.Spec.Allows(v1alpha1.ManagementCreate) {
 			return r.syncRemote(ctx, conn, m, id)
@@ -100,7 +103,7 @@ func (r *MetricReconciler) sync(ctx context.Context, p *statusPatcher, conn *rem
 	if m.CreatePending() {
 		// A create that never committed is sent again, through the guarded path.
 		c := conn.Client()
-		return r.settlePending(ctx, c, m, func() (outcome, ctrl.Result, error) {
+		return r.settlePending(ctx, conn, c, m, func() (outcome, ctrl.Result, error) {
 			return r.createOrAdopt(ctx, conn, c, m)
 		})
 	}

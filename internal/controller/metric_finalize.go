@@ -104,9 +104,14 @@ func (r *MetricReconciler) finalize(ctx context.Context, conn *remote.Connection
 	}
 	if id := m.RecordedID(); id != "" {
 		// A refused claim must not delete the remote Metric another object holds.
-		if o, refused, _ := r.claimOutcome(ctx, m, id); refused {
+		if o, refused, _ := r.claimOutcome(ctx, conn.Endpoint, m, id); refused {
 			return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
 				"deleted nothing in the service: "+o.message)
+		}
+		if m.Status.ID != id {
+			if own, o, res, err := r.readBeforeDelete(ctx, conn, m, id); !own {
+				return r.releaseUnread(ctx, p, m, o, res, err)
+			}
 		}
 	}
 	removing, err := r.crdRemoved(ctx)
@@ -119,11 +124,44 @@ func (r *MetricReconciler) finalize(ctx context.Context, conn *remote.Connection
 		return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
 			"the Metric CRD is being removed: "+kept(m))
 	}
-	o, res, err := r.deleteRemote(ctx, conn.Client(), m)
+	o, res, err := r.deleteRemote(ctx, conn, m)
 	if o.phase == phaseReady {
 		return r.release(ctx, m, corev1.EventTypeNormal, o.reason, o.message)
 	}
 	return p.Finish(ctx, o, res, err)
+}
+
+// readBeforeDelete reads an id never read under m (an adoption whose read
+// failed or was refused, or an id a person recorded during the deletion):
+// only an id m may adopt and the service has is m's to delete. own is true
+// when it is; otherwise a Ready o releases m without another call, and any
+// other o is a passing failure to retry.
+func (r *MetricReconciler) readBeforeDelete(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric, id string) (
+	own bool, o outcome, res ctrl.Result, err error,
+) {
+	if o, refused := adoptionOutcome(conn, m, id); refused {
+		return false, ready(v1alpha1.EventOrphaned, o.message), ctrl.Result{}, nil
+	}
+	seen, err := conn.Client().Observe(ctx, id, &m.Spec)
+	switch {
+	case err == nil:
+		remote.SetStatus(&m.Status, seen.Metric)
+		return true, outcome{}, ctrl.Result{}, nil
+	case evalapi.KindOf(err) == evalapi.KindNotFound:
+		return false, ready(v1alpha1.EventOrphaned, "the service has no Metric "+id+" this object could read"), ctrl.Result{}, nil
+	}
+	o, res, err = withForceHint(upstreamFailure(err))
+	return false, o, res, err
+}
+
+// releaseUnread ends the deletion of m whose id readBeforeDelete did not
+// find m's: released without deleting anything when o is Ready, else o.
+func (r *MetricReconciler) releaseUnread(ctx context.Context, p *statusPatcher, m *v1alpha1.Metric, o outcome,
+	res ctrl.Result, err error) (ctrl.Result, error) {
+	if o.phase != phaseReady {
+		return p.Finish(ctx, o, res, err)
+	}
+	return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned, "deleted nothing in the service: "+o.message)
 }
 
 func kept(m *v1alpha1.Metric) string {
@@ -135,12 +173,15 @@ func kept(m *v1alpha1.Metric) string {
 
 // deleteRemote deletes m's remote Metric. A ready outcome means there is no
 // remote Metric left to wait for.
-func (r *MetricReconciler) deleteRemote(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (outcome, ctrl.Result, error) {
+func (r *MetricReconciler) deleteRemote(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric) (
+	outcome, ctrl.Result, error,
+) {
+	c := conn.Client()
 	id := m.RecordedID()
 	if id == "" && m.CreatePending() {
 		// An earlier create may have made a remote Metric: the service's list
 		// settles it as for a live Metric, and a recovered one is deleted.
-		o, res, err := r.settlePending(ctx, c, m, func() (outcome, ctrl.Result, error) {
+		o, res, err := r.settlePending(ctx, conn, c, m, func() (outcome, ctrl.Result, error) {
 			return ready(v1alpha1.ReasonCompleted, "the earlier create never reached the service: nothing to delete"),
 				ctrl.Result{}, nil
 		})

@@ -95,7 +95,7 @@ func indexRemoteIDs(ctx context.Context, mgr ctrl.Manager) error {
 // none means it never committed, and uncommitted says what then (create it
 // again, or, for a deleted Metric, nothing to delete); anything else waits
 // for a person. It never decides "none" while a created Metric could be missed.
-func (r *MetricReconciler) settlePending(ctx context.Context, c remote.Client, m *v1alpha1.Metric,
+func (r *MetricReconciler) settlePending(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
 	uncommitted func() (outcome, ctrl.Result, error)) (outcome, ctrl.Result, error) {
 	at, ok := r.settleAt(m)
 	if !ok {
@@ -114,6 +114,9 @@ func (r *MetricReconciler) settlePending(ctx context.Context, c remote.Client, m
 		return needsPerson(m, "reading which Metrics other objects claim failed: "+err.Error()), ctrl.Result{}, err
 	}
 	switch {
+	case len(free) == 1 && !conn.MayAdopt:
+		return needsPerson(m, fmt.Sprintf("the one Metric equal to its spec that no object claims, %s, may be another "+
+			"namespace's: %s", free[0].ID, sharedKey(conn))), ctrl.Result{}, nil
 	case len(free) == 1:
 		return r.adoptRecovered(ctx, m, free[0])
 	case len(free) > 1:

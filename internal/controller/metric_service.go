@@ -68,3 +68,28 @@ func serviceChanged(m *v1alpha1.Metric, recorded string, conn *remote.Connection
 		what, recorded, conn.Service, conn.Endpoint, recorded,
 		v1alpha1.MetricIDAnnotation, v1alpha1.CreatePendingAnnotation, v1alpha1.ServiceAnnotation))
 }
+
+// adoptionOutcome refuses to act on a recorded id that m never read (status
+// does not hold it: a metric-id annotation a person wrote) where conn may
+// not adopt: under a cluster service's shared key that id may be another
+// namespace's remote Metric.
+func adoptionOutcome(conn *remote.Connection, m *v1alpha1.Metric, id string) (outcome, bool) {
+	if conn.MayAdopt || m.Status.ID == id {
+		return outcome{}, false
+	}
+	return adoptionNotAllowed(conn, "adopting remote Metric "+id+" from annotation "+v1alpha1.MetricIDAnnotation,
+		"remove the annotation to create a new remote Metric"), true
+}
+
+// adoptionNotAllowed is the outcome of an adoption, what, refused because
+// conn's key is shared by namespaces; instead says what else a person can do.
+func adoptionNotAllowed(conn *remote.Connection, what, instead string) outcome {
+	return stalled(v1alpha1.ReasonAdoptionNotAllowed, what+" is refused: "+sharedKey(conn)+
+		"; give this object its own spec.apiKeySecretRef, or "+instead)
+}
+
+// sharedKey says why conn may not adopt.
+func sharedKey(conn *remote.Connection) string {
+	return conn.Service + "'s key is shared by every namespace it allows, so whose remote Metric this is cannot be " +
+		"told, and its spec.adoption does not allow adoption"
+}

@@ -59,7 +59,7 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	users, holders, err := countUsers(ctx, r.client, remote.ServiceKey(svc))
+	users, holders, err := countUsers(ctx, r.client, svc)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -90,23 +90,40 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return ctrl.Result{}, nil
 }
 
-// countUsers counts the objects of the three kinds that resolved to the
-// service key names, and among them the Metrics whose remote id or pending
-// create belongs to it: those hold it.
-func countUsers(ctx context.Context, c client.Client, key string) (users, holders int32, err error) {
+// countUsers counts the objects of the three kinds that resolved to svc,
+// and among them the Metrics that hold it. Only an object svc serves
+// resolves to it (status.service), so a namespace it refuses cannot pin it.
+func countUsers(ctx context.Context, c client.Client, svc v1alpha1.ServiceObject) (users, holders int32, err error) {
+	key, endpoint := remote.ServiceKey(svc), remote.Endpoint(svc)
 	for _, l := range []client.ObjectList{&v1alpha1.MetricList{}, &v1alpha1.TestsetDeletionList{}, &v1alpha1.TestcaseDeletionList{}} {
 		if err := c.List(ctx, l, client.MatchingFields{resolvedServiceIndex: key}); err != nil {
 			return 0, 0, fmt.Errorf("counting the users of %s: %w", key, err)
 		}
 		_ = meta.EachListItem(l, func(o runtime.Object) error {
 			users++
-			if m, ok := o.(*v1alpha1.Metric); ok && mayHaveRemote(m) {
+			if m, ok := o.(*v1alpha1.Metric); ok && holds(m, endpoint) {
 				holders++
 			}
 			return nil
 		})
 	}
 	return users, holders, nil
+}
+
+// holds reports whether m holds the service at endpoint: a remote id the
+// operator recorded (status.id: read or created, not a bare annotation) or
+// a pending create belongs to it. One whose id belongs to another service
+// (Stalled ServiceChanged) holds nothing here; one recorded before the
+// service record existed is taken to hold the service it resolved to.
+func holds(m *v1alpha1.Metric, endpoint string) bool {
+	at := m.Annotations[v1alpha1.ServiceAnnotation]
+	return recordedRemote(m) && (at == "" || at == endpoint)
+}
+
+// recordedRemote reports whether the operator recorded a remote Metric of
+// m's, or may have created one.
+func recordedRemote(m *v1alpha1.Metric) bool {
+	return m.Status.ID != "" || m.CreatePending()
 }
 
 // usesService enqueues, for the service kind named kind, the services an
@@ -142,15 +159,21 @@ func usesService(kind v1alpha1.ServiceKind) handler.EventHandler {
 }
 
 // use is what the users count sees of an object: the service it resolved
-// to, and whether it holds it (a Metric with a remote id or pending create).
+// to, and whether it holds one (a Metric with a remote id or pending
+// create) and at which endpoint.
 type use struct {
 	key   string
 	holds bool
+	at    string
 }
 
 func usage(obj client.Object) use {
 	m, ok := obj.(*v1alpha1.Metric)
-	return use{key: remote.UsersKey(obj.(v1alpha1.Object)), holds: ok && mayHaveRemote(m)}
+	u := use{key: remote.UsersKey(obj.(v1alpha1.Object))}
+	if ok {
+		u.holds, u.at = recordedRemote(m), m.Annotations[v1alpha1.ServiceAnnotation]
+	}
+	return u
 }
 
 func setupInUseReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *inUseReconciler[T], kind v1alpha1.ServiceKind) error {

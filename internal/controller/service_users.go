@@ -41,18 +41,38 @@ func indexResolvedService(obj client.Object) []string {
 	return nil
 }
 
+// namedServiceIndex indexes objects by the service their spec.serviceRef
+// names, which they may not have resolved to (one that refuses their
+// namespace): they try again when it changes.
+const namedServiceIndex = ".spec.serviceRef"
+
+func indexNamedService(obj client.Object) []string {
+	o := obj.(v1alpha1.Object)
+	ref := o.GetServiceRef()
+	if ref == nil {
+		return nil
+	}
+	ns := o.GetNamespace()
+	if ref.Kind == v1alpha1.KindClusterEvaluationService {
+		ns = ""
+	}
+	return []string{remote.ServiceKey(&metav1.ObjectMeta{Namespace: ns, Name: ref.Name})}
+}
+
 // serviceUsers maps a service to the objects of one kind that use it or
 // may resolve to it, so that they re-resolve when it appears, changes or
-// goes: the objects that resolved to it (or named it and did not find it),
-// and, for a service named default, the objects that name no service in
-// the namespaces it may serve.
+// goes: the objects that resolved to it or name it, and, for a service
+// named default, the objects that name no service in the namespaces it
+// may serve.
 type serviceUsers struct {
 	client client.Client
 	list   client.ObjectList
 }
 
 func (u serviceUsers) of(ctx context.Context, svc client.Object) []reconcile.Request {
-	reqs := u.listed(ctx, client.MatchingFields{resolvedServiceIndex: remote.ServiceKey(svc)})
+	key := remote.ServiceKey(svc)
+	reqs := append(u.listed(ctx, client.MatchingFields{resolvedServiceIndex: key}),
+		u.listed(ctx, client.MatchingFields{namedServiceIndex: key})...)
 	if svc.GetName() != v1alpha1.DefaultServiceName {
 		return reqs
 	}

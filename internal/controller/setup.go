@@ -133,6 +133,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, resolvedServiceIndex, indexResolvedService); err != nil {
 			return fmt.Errorf("indexing %T by service: %w", k.obj, err)
 		}
+		if err := mgr.GetFieldIndexer().IndexField(ctx, k.obj, namedServiceIndex, indexNamedService); err != nil {
+			return fmt.Errorf("indexing %T by the service it names: %w", k.obj, err)
+		}
 		users := serviceUsers{client: mgr.GetClient(), list: k.list}
 		err := ctrl.NewControllerManagedBy(mgr).
 			For(k.obj, builder.WithPredicates(k.preds)).

@@ -46,10 +46,13 @@ type statusPatcher struct {
 	// service is the service obj resolved to, recorded with every write:
 	// the reconcile's own writes to obj answer with the stored status.
 	service string
+	// resolved is set once Resolved was called: only then is service written.
+	resolved bool
 }
 
-// Resolved records that the object resolved to service (status.service).
-func (p *statusPatcher) Resolved(service string) { p.service = service }
+// Resolved records that the object resolved to service (status.service);
+// "" clears it.
+func (p *statusPatcher) Resolved(service string) { p.service, p.resolved = service, true }
 
 // newStatusPatcher snapshots obj, whose status the reconcile is about to change.
 func (b *base) newStatusPatcher(obj v1alpha1.Object) *statusPatcher {
@@ -92,7 +95,7 @@ func (p *statusPatcher) write(ctx context.Context, o outcome) error {
 	readyChanged := changesState(*p.obj.GetConditions(), o)
 	setConditions(p.obj.GetConditions(), p.obj.GetGeneration(), o)
 	p.obj.SetObservedGeneration(p.obj.GetGeneration())
-	if p.service != "" {
+	if p.resolved {
 		p.obj.SetResolvedService(p.service)
 	}
 	if err := p.patch(ctx); err != nil {

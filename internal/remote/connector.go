@@ -59,6 +59,10 @@ type Defaults struct {
 	// AllowPrivateServiceAddresses lets an EvaluationService's URL reach
 	// loopback, link-local, unspecified and private addresses.
 	AllowPrivateServiceAddresses bool
+	// NamespacedServiceHosts, when not empty, are the only hosts an
+	// EvaluationService's URL may name: exact names, or *.suffix for any
+	// name under suffix.
+	NamespacedServiceHosts []string
 }
 
 // Connector resolves the service each object uses.
@@ -77,20 +81,21 @@ func NewConnector(secrets client.Reader, d Defaults) *Connector {
 }
 
 // Connect resolves obj's service: spec.serviceRef, else the
-// EvaluationService named default in obj's namespace, else the
-// ClusterEvaluationService named default (when it allows the namespace),
-// else the manager's flags. It makes no call and reads no Secret. The
-// Connection is never nil: on a *ServiceError its Service still names
-// what obj asked for.
+// EvaluationService named default in obj's namespace (unless it is being
+// deleted and obj holds nothing on it), else the ClusterEvaluationService
+// named default (when it allows the namespace), else the manager's flags.
+// It makes no call and reads no Secret. The Connection is never nil: on
+// an error its Service is what status.service should say (see serviceOnError).
 func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connection, error) {
 	s, err := c.resolve(ctx, obj)
 	if err != nil {
-		return &Connection{Service: serviceAsked(obj)}, err
+		return &Connection{Service: serviceOnError(obj, err)}, err
 	}
 	conn := &Connection{
 		Service:         s.name,
 		Endpoint:        s.endpoint,
 		Local:           s.svc == nil,
+		MayAdopt:        s.svc == nil || !s.sharedKey || obj.GetAPIKeySecretRef() != nil,
 		DriftInterval:   s.driftInterval,
 		BulkDeleteBatch: s.bulkDeleteBatch,
 		secrets:         c.secrets,
@@ -151,6 +156,11 @@ type Connection struct {
 	// leave a duplicate behind, nothing remote is read back or deleted, and
 	// a committed create is already the answer.
 	Local bool
+	// MayAdopt is false when the object uses a ClusterEvaluationService's
+	// own key, which every namespace the service allows shares, and the
+	// service does not allow adoption: the object may then act only on
+	// remote ids it created itself.
+	MayAdopt bool
 	// DriftInterval is the time between two reads of a Ready Metric's
 	// remote copy; 0 when drift checks are off or there is no remote copy.
 	DriftInterval time.Duration

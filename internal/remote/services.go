@@ -18,6 +18,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -61,6 +62,9 @@ type service struct {
 	// keyNamespace and keyRef name the service's key, nil when it names none.
 	keyNamespace string
 	keyRef       *v1alpha1.SecretKeySelector
+	// sharedKey is set when objects using keyRef must not adopt remote ids:
+	// the key is a cluster service's, one identity for every namespace.
+	sharedKey bool
 	// version is the service object's UID and generation it was built from.
 	version string
 	// close releases the service's idle connections.
@@ -105,8 +109,27 @@ func NormalizeURL(raw string) string {
 	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }
 
-// serviceAsked names the service obj asks for, for status when it cannot be used.
-func serviceAsked(obj v1alpha1.Object) string {
+// Endpoint is the endpoint of a service object, as Connection.Endpoint
+// names it: its normalised URL, or Standalone.
+func Endpoint(so v1alpha1.ServiceObject) string {
+	if spec := so.GetConnection(); spec.Standalone == nil {
+		return NormalizeURL(string(spec.URL))
+	}
+	return Standalone
+}
+
+// serviceOnError is what status.service says of obj when resolving its
+// service failed with err: the service it asks for when that is missing;
+// none when the service refuses obj's namespace, so that a refused
+// namespace neither uses nor holds it; unchanged on a passing failure.
+func serviceOnError(obj v1alpha1.Object, err error) string {
+	var se *ServiceError
+	switch {
+	case !errors.As(err, &se):
+		return obj.GetResolvedService()
+	case se.Reason == v1alpha1.ReasonServiceNotAllowed:
+		return ""
+	}
 	if ref := obj.GetServiceRef(); ref != nil {
 		return ref.String()
 	}
@@ -157,6 +180,11 @@ func (c *Connector) resolve(ctx context.Context, obj v1alpha1.Object) (*service,
 			continue
 		case err != nil:
 			return nil, err
+		}
+		if !so.GetDeletionTimestamp().IsZero() && obj.GetAnnotations()[v1alpha1.ServiceAnnotation] != Endpoint(so) {
+			// A default on its way out keeps only the objects whose remote
+			// ids belong to it; it captures no other.
+			continue
 		}
 		// A default that does not allow the namespace is not its default.
 		if ok, err := set.allows(ctx, so, obj.GetNamespace()); err != nil {
@@ -270,6 +298,7 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 	if spec.Standalone != nil {
 		return b, nil
 	}
+	b.sharedKey = so.SharesKeyForAdoption()
 	limits := s.defaults.Limits
 	l := spec.Limits
 	if l.RequestsPerSecond != nil {
@@ -291,6 +320,11 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 	b.bulkDeleteBatch = s.defaults.BulkDeleteBatchSize
 	// Cluster services are the administrator's; a namespaced one is chosen
 	// by whoever may edit its namespace and must not reach into the cluster.
+	if namespaced && !HostAllowed(string(spec.URL), s.defaults.NamespacedServiceHosts) {
+		return nil, &ServiceError{Reason: v1alpha1.ReasonRejected, Message: fmt.Sprintf(
+			"%s: the host of url is not one the operator allows namespaced services (--namespaced-service-hosts %s)",
+			b.name, strings.Join(s.defaults.NamespacedServiceHosts, ","))}
+	}
 	t, err := NewTransport(TransportOptions{CABundle: spec.CABundle,
 		RefusePrivate: namespaced && !s.defaults.AllowPrivateServiceAddresses})
 	if err != nil {
@@ -301,10 +335,31 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 	if err != nil {
 		return nil, &ServiceError{Reason: v1alpha1.ReasonRejected, Message: b.name + ": " + err.Error()}
 	}
-	b.svc, b.endpoint = c, NormalizeURL(string(spec.URL))
+	b.svc, b.endpoint = c, Endpoint(so)
 	b.gate = newGate(b.name, shared(limits, s.defaults.Workers))
 	b.close = t.CloseIdleConnections
 	return b, nil
+}
+
+// HostAllowed reports whether rawURL's host is one of hosts (an exact
+// name, or *.suffix for the names under suffix); every host is when hosts
+// is empty.
+func HostAllowed(rawURL string, hosts []string) bool {
+	if len(hosts) == 0 {
+		return true
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	return slices.ContainsFunc(hosts, func(h string) bool {
+		h = strings.ToLower(h)
+		if suffix, ok := strings.CutPrefix(h, "*."); ok {
+			return strings.HasSuffix(host, "."+suffix)
+		}
+		return host == h
+	})
 }
 
 // shared gives limits without a cap on requests in flight half of the
