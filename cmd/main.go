@@ -78,10 +78,11 @@ type config struct {
 	restDrainDelay      time.Duration
 
 	// Least privilege (issue 11): what the manager may see and trust.
-	watchNamespaces       []string
-	restNamespaceSelector string
-	allowInsecureAPIURL   bool
-	allowPrivateServices  bool
+	watchNamespaces        []string
+	restNamespaceSelector  string
+	allowInsecureAPIURL    bool
+	allowPrivateServices   bool
+	namespacedServiceHosts []string
 
 	metricsAddr             string
 	secureMetrics           bool
@@ -195,6 +196,10 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.BoolVar(&c.allowPrivateServices, "allow-private-service-addresses", false,
 		"Let a namespaced EvaluationService reach loopback, link-local, unspecified and private addresses. "+
 			"Off, its url cannot be used to reach into the cluster's network; ClusterEvaluationServices are never restricted.")
+	fs.Func("namespaced-service-hosts",
+		"Comma-separated hosts a namespaced EvaluationService's url may name (api.example.com, or *.example.com for "+
+			"the names under it); empty allows any host. ClusterEvaluationServices are never restricted.",
+		func(v string) error { c.namespacedServiceHosts = splitList(v); return nil })
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
 	fs.BoolVar(&c.printVersion, versionFlag, false, "Print the version, source revision and Go version, and exit.")
@@ -402,6 +407,7 @@ func run(c config) error {
 		Services:                     mgr.GetClient(),
 		Workers:                      c.maxConcurrentReconciles,
 		AllowPrivateServiceAddresses: c.allowPrivateServices,
+		NamespacedServiceHosts:       c.namespacedServiceHosts,
 	})
 	if err := controller.SetupWithManager(mgr, controller.Options{
 		Connector:               connector,
