@@ -48,6 +48,7 @@ type importOptions struct {
 	keyFile   string
 	output    string
 	observe   bool
+	ownKey    bool
 }
 
 func newImportCommand(kube *kubeFlags, getenv func(string) string) *cobra.Command {
@@ -64,7 +65,9 @@ service holds, so nothing changes upstream. With --observe they are read-only mi
 The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by --secret
 (data key apiKey) in the cluster of the kubeconfig. It is never printed. With --service,
 the service's url, caBundle and key (its apiKeySecretRef) come from that EvaluationService
-or ClusterEvaluationService of the cluster.`,
+or ClusterEvaluationService of the cluster, and only that key is sent to its url: whoever
+may edit the service chose the url, so your own key goes there only with --own-key.
+The URL a key is sent to is printed on stderr before it is sent.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd)
@@ -79,6 +82,8 @@ or ClusterEvaluationService of the cluster.`,
 	f.StringVar(&o.keyFile, "key-file", "", "a file holding the ak_ API key (default $"+envAPIKey+")")
 	f.StringVarP(&o.output, "output", "o", "-", "a directory to write one file per Metric into, or - for one stream on stdout")
 	f.BoolVar(&o.observe, "observe", false, `write read-only mirrors: managementPolicies ["Observe"], never a write to the service`)
+	f.BoolVar(&o.ownKey, "own-key", false, "with --service, send your own key (--key-file, $"+envAPIKey+" or --secret) "+
+		"to the service's url instead of the service's own key")
 	_ = cmd.MarkFlagRequired("project-id")
 	return cmd
 }
@@ -92,10 +97,11 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 	if live.url == "" {
 		return fmt.Errorf("no service: give --api-url or --service, or set $%s", envAPIURL)
 	}
-	key, err := o.key(ctx, live)
+	key, source, err := o.key(ctx, live)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "sending the API key of %s to %s\n", source, live.url)
 	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: live.url, UserAgent: "kubectl-eval", HTTPClient: live.httpClient})
 	if err != nil {
 		return fmt.Errorf("the service's URL: %w", err)
@@ -150,45 +156,52 @@ func (o *importOptions) liveService(ctx context.Context) (liveService, error) {
 	return readService(ctx, c, ns, ref)
 }
 
-// key is the API key: --key-file, else $EVAL_API_KEY, else the --secret
-// Secret in the cluster, else the key of --service. No message names its value.
-func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIKey, error) {
+// key is the API key and where it came from: --key-file, else
+// $EVAL_API_KEY, else the --secret Secret in the cluster, else the key of
+// --service. With --service, only the service's key, unless --own-key. No
+// message names its value.
+func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIKey, string, error) {
 	var (
 		raw    string
 		source string
+		err    error
 	)
+	own := o.keyFile != "" || o.getenv(envAPIKey) != "" || o.secret != ""
 	switch {
+	case o.service != "" && o.ownKey && !own:
+		return "", "", errors.New("--own-key: give --key-file, set $" + envAPIKey + ", or name the key's Secret with --secret")
+	case o.service != "" && !o.ownKey:
+		if live.keyRef == nil {
+			return "", "", fmt.Errorf("--service %s names no apiKeySecretRef: to send your own key to its url %s, add --own-key",
+				o.service, live.url)
+		}
+		field := live.keyRef.Key
+		if field == "" {
+			field = v1alpha1.DefaultAPIKeySecretKey
+		}
+		raw, source, err = o.secretKey(ctx, live.keyNamespace, live.keyRef.Name, field)
 	case o.keyFile != "":
-		data, err := os.ReadFile(o.keyFile)
-		if err != nil {
-			return "", fmt.Errorf("reading the API key: %w", err)
+		data, rerr := os.ReadFile(o.keyFile)
+		if rerr != nil {
+			return "", "", fmt.Errorf("reading the API key: %w", rerr)
 		}
 		raw, source = string(data), o.keyFile
 	case o.getenv(envAPIKey) != "":
 		raw, source = o.getenv(envAPIKey), "$"+envAPIKey
 	case o.secret != "":
-		var err error
-		if raw, source, err = o.secretKey(ctx, "", o.secret, v1alpha1.DefaultAPIKeySecretKey); err != nil {
-			return "", err
-		}
-	case live.keyRef != nil:
-		field := live.keyRef.Key
-		if field == "" {
-			field = v1alpha1.DefaultAPIKeySecretKey
-		}
-		var err error
-		if raw, source, err = o.secretKey(ctx, live.keyNamespace, live.keyRef.Name, field); err != nil {
-			return "", err
-		}
+		raw, source, err = o.secretKey(ctx, "", o.secret, v1alpha1.DefaultAPIKeySecretKey)
 	default:
-		return "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
+		return "", "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
 			"or use a --service that names one")
+	}
+	if err != nil {
+		return "", "", err
 	}
 	key := evalapi.APIKey(strings.TrimSpace(raw))
 	if !key.Valid() {
-		return "", fmt.Errorf("the API key in %s is not an %s key", source, evalapi.KeyPrefix)
+		return "", "", fmt.Errorf("the API key in %s is not an %s key", source, evalapi.KeyPrefix)
 	}
-	return key, nil
+	return key, source, nil
 }
 
 // secretKey reads data key field of Secret name, in namespace ("" for the

@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,10 +122,43 @@ var _ = Describe("import", func() {
 		Expect(decodeMetrics(strings.NewReader(stdout))).To(HaveLen(2))
 		Expect(stdout + stderr).NotTo(ContainSubstring(evalapitest.DefaultKey))
 
+		Expect(stderr).To(ContainSubstring("sending the API key of Secret " + keys + "/" + framework.KeySecretName +
+			" key apiKey to " + upstream.URL()))
+
 		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "--service", "Cluster/"+svc.Name)
 		Expect(err).To(MatchError(ContainSubstring("the kind must be EvaluationService or ClusterEvaluationService")))
 		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "-n", keys, "--service", "missing")
 		Expect(err).To(MatchError(ContainSubstring(`reading EvaluationService/missing`)))
+	})
+
+	It("never sends the caller's key to a --service's url unless --own-key says so", func(ctx SpecContext) {
+		createRemote(ctx, upstream, 1)
+		ns, err := framework.NewNamespace(ctx, k8s, "import-tenant-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		// A tenant's service, with no key of its own, at a URL the tenant chose.
+		var seen []string
+		evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen = append(seen, r.Header.Get("Authorization"))
+			http.NotFound(w, r)
+		}))
+		DeferCleanup(evil.Close)
+		svc := &v1alpha1.EvaluationService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evil"},
+			Spec: v1alpha1.EvaluationServiceSpec{ServiceConnection: v1alpha1.ServiceConnection{
+				URL: v1alpha1.ServiceURL(evil.URL + "/api/v2")}}}
+		Expect(k8s.Create(ctx, svc)).To(Succeed())
+		const adminKey = "ak_admin_0123456789abcdef"
+
+		_, stderr, err := run(ctx, map[string]string{envAPIKey: adminKey},
+			"import", "--project-id", "proj-a", "-n", ns, "--service", "evil")
+		Expect(err).To(MatchError(And(ContainSubstring("names no apiKeySecretRef"), ContainSubstring("--own-key"),
+			ContainSubstring(evil.URL))))
+		Expect(stderr + err.Error()).NotTo(ContainSubstring(adminKey))
+		Expect(seen).To(BeEmpty(), "nothing was sent")
+
+		_, stderr, _ = run(ctx, map[string]string{envAPIKey: adminKey},
+			"import", "--project-id", "proj-a", "-n", ns, "--service", "evil", "--own-key")
+		Expect(stderr).To(ContainSubstring("sending the API key of $" + envAPIKey + " to " + evil.URL + "/api/v2"))
+		Expect(seen).To(ConsistOf("Bearer "+adminKey), "sent where the caller explicitly said")
 	})
 
 	It("writes read-only mirrors with --observe", func(ctx SpecContext) {
