@@ -204,6 +204,9 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- if $v.allowInsecureApiUrl }}
 {{- $args = append $args "--allow-insecure-api-url" }}
 {{- end }}
+{{- with $v.namespacedServiceHosts }}
+{{- $args = append $args (printf "--namespaced-service-hosts=%s" (join "," .)) }}
+{{- end }}
 {{- $args = append $args (printf "--zap-log-level=%v" $v.logLevel) }}
 {{- toYaml (concat $args $v.extraArgs) }}
 {{- end }}
