@@ -156,44 +156,15 @@ func (o *importOptions) liveService(ctx context.Context) (liveService, error) {
 	return readService(ctx, c, ns, ref)
 }
 
-// key is the API key and where it came from: --key-file, else
-// $EVAL_API_KEY, else the --secret Secret in the cluster, else the key of
-// --service. With --service, only the service's key, unless --own-key. No
-// message names its value.
+// key is the API key and where it came from: with --service, the
+// service's own key unless --own-key; otherwise (or with it) the caller's.
+// No message names its value.
 func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIKey, string, error) {
-	var (
-		raw    string
-		source string
-		err    error
-	)
-	own := o.keyFile != "" || o.getenv(envAPIKey) != "" || o.secret != ""
-	switch {
-	case o.service != "" && o.ownKey && !own:
-		return "", "", errors.New("--own-key: give --key-file, set $" + envAPIKey + ", or name the key's Secret with --secret")
-	case o.service != "" && !o.ownKey:
-		if live.keyRef == nil {
-			return "", "", fmt.Errorf("--service %s names no apiKeySecretRef: to send your own key to its url %s, add --own-key",
-				o.service, live.url)
-		}
-		field := live.keyRef.Key
-		if field == "" {
-			field = v1alpha1.DefaultAPIKeySecretKey
-		}
-		raw, source, err = o.secretKey(ctx, live.keyNamespace, live.keyRef.Name, field)
-	case o.keyFile != "":
-		data, rerr := os.ReadFile(o.keyFile)
-		if rerr != nil {
-			return "", "", fmt.Errorf("reading the API key: %w", rerr)
-		}
-		raw, source = string(data), o.keyFile
-	case o.getenv(envAPIKey) != "":
-		raw, source = o.getenv(envAPIKey), "$"+envAPIKey
-	case o.secret != "":
-		raw, source, err = o.secretKey(ctx, "", o.secret, v1alpha1.DefaultAPIKeySecretKey)
-	default:
-		return "", "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
-			"or use a --service that names one")
+	read := o.callerKey
+	if o.service != "" && !o.ownKey {
+		read = func(ctx context.Context) (string, string, error) { return o.serviceKey(ctx, live) }
 	}
+	raw, source, err := read(ctx)
 	if err != nil {
 		return "", "", err
 	}
@@ -202,6 +173,40 @@ func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIK
 		return "", "", fmt.Errorf("the API key in %s is not an %s key", source, evalapi.KeyPrefix)
 	}
 	return key, source, nil
+}
+
+// callerKey is the caller's own key: --key-file, else $EVAL_API_KEY, else
+// the --secret Secret in the cluster.
+func (o *importOptions) callerKey(ctx context.Context) (raw, source string, err error) {
+	switch {
+	case o.keyFile != "":
+		data, err := os.ReadFile(o.keyFile)
+		if err != nil {
+			return "", "", fmt.Errorf("reading the API key: %w", err)
+		}
+		return string(data), o.keyFile, nil
+	case o.getenv(envAPIKey) != "":
+		return o.getenv(envAPIKey), "$" + envAPIKey, nil
+	case o.secret != "":
+		return o.secretKey(ctx, "", o.secret, v1alpha1.DefaultAPIKeySecretKey)
+	case o.ownKey:
+		return "", "", errors.New("--own-key: give --key-file, set $" + envAPIKey + ", or name the key's Secret with --secret")
+	}
+	return "", "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
+		"or use a --service that names one")
+}
+
+// serviceKey is the key --service names for itself.
+func (o *importOptions) serviceKey(ctx context.Context, live liveService) (raw, source string, err error) {
+	if live.keyRef == nil {
+		return "", "", fmt.Errorf("--service %s names no apiKeySecretRef: to send your own key to its url %s, add --own-key",
+			o.service, live.url)
+	}
+	field := live.keyRef.Key
+	if field == "" {
+		field = v1alpha1.DefaultAPIKeySecretKey
+	}
+	return o.secretKey(ctx, live.keyNamespace, live.keyRef.Name, field)
 }
 
 // secretKey reads data key field of Secret name, in namespace ("" for the

@@ -65,11 +65,6 @@ func (r *MetricReconciler) byName(ctx context.Context, conn *remote.Connection, 
 	}
 	lookAgain := ctrl.Result{RequeueAfter: conn.DriftInterval}
 	switch {
-	case len(free) == 1 && !conn.MayAdopt:
-		return r.withoutPending(ctx, m, adoptionNotAllowed(conn, fmt.Sprintf(
-			"adopting remote Metric %s, the one Metric named %q in project %s that no object holds",
-			free[0].ID, m.Spec.Name, m.Spec.ProjectID), "set spec.adoptionPolicy to None to create a new remote Metric"),
-			lookAgain, nil)
 	case len(free) == 1:
 		return r.adoptByName(ctx, conn, c, m, free[0].ID)
 	case len(free) > 1:
@@ -151,10 +146,17 @@ func (r *MetricReconciler) withoutPending(ctx context.Context, m *v1alpha1.Metri
 }
 
 // adoptByName records id as m's remote Metric, durably, as a create
-// records its answer, and then reads it as any adopted Metric.
+// records its answer, and then reads it as any adopted Metric; where conn
+// may not adopt, it looks again every drift interval.
 func (r *MetricReconciler) adoptByName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric, id string) (
 	outcome, ctrl.Result, error,
 ) {
+	if !conn.MayAdopt {
+		return r.withoutPending(ctx, m, adoptionNotAllowed(conn, fmt.Sprintf(
+			"adopting remote Metric %s, the one Metric named %q in project %s that no object holds",
+			id, m.Spec.Name, m.Spec.ProjectID), "set spec.adoptionPolicy to None to create a new remote Metric"),
+			ctrl.Result{RequeueAfter: conn.DriftInterval}, nil)
+	}
 	// The id and the service it belongs to, in one write (with or without a pending mark).
 	err := r.patchAnnotations(ctx, m, map[string]any{
 		v1alpha1.MetricIDAnnotation:      id,
