@@ -240,7 +240,7 @@ func setupServiceReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *servi
 			}
 			return requestsFor(l)
 		}), builder.OnlyMetadata).
-		Complete(r)
+		Complete(conflictsRequeue{Reconciler: r, after: time.Second})
 	if err != nil {
 		return fmt.Errorf("setting up the %T controller: %w", obj, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -183,7 +184,7 @@ func setupInUseReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *inUseRe
 	for _, obj := range []client.Object{&v1alpha1.Metric{}, &v1alpha1.TestsetDeletion{}, &v1alpha1.TestcaseDeletion{}} {
 		b = b.Watches(obj, usesService(kind))
 	}
-	if err := b.Complete(r); err != nil {
+	if err := b.Complete(conflictsRequeue{Reconciler: r, after: time.Second}); err != nil {
 		return fmt.Errorf("setting up the %s users controller: %w", kind, err)
 	}
 	return nil

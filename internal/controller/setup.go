@@ -153,7 +153,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 				RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](
 					b.backoff, backoffMax),
 			}).
-			Complete(k.r)
+			Complete(conflictsRequeue{Reconciler: k.r, after: b.backoff})
 		if err != nil {
 			return fmt.Errorf("setting up the %T controller: %w", k.obj, err)
 		}
