@@ -101,6 +101,7 @@ func newTestsetDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestsetD
 		case !ok:
 			return r.notSucceeded(&d.Status)
 		}
+		ctrl.LoggerFrom(ctx).Info("Deleted testset", "id", d.Spec.TestsetID)
 		return r.done(d, ready(v1alpha1.ReasonCompleted, "deleted testset "+string(d.Spec.TestsetID)))
 	}
 	return r
@@ -159,6 +160,7 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 			}
 			d.Status.Deleted = end
 		}
+		ctrl.LoggerFrom(ctx).Info("Deleted testcases", "count", total, "alreadyGone", gone)
 		return r.done(d, bulkDone(total, gone))
 	}
 	return r

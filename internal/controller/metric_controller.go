@@ -150,6 +150,7 @@ func (r *MetricReconciler) create(ctx context.Context, conn *remote.Connection, 
 		}
 		return upstreamFailure(err)
 	}
+	ctrl.LoggerFrom(ctx).Info("Created remote Metric", "id", resp.ID, "service", conn.Service)
 	err = r.annotateID(ctx, m, resp.ID)
 	// After the patch, which answers with the stored status.
 	remote.SetStatus(&m.Status, resp)

@@ -200,6 +200,7 @@ func (r *MetricReconciler) deleteRemote(ctx context.Context, conn *remote.Connec
 	deleted, err := c.Delete(ctx, id)
 	switch {
 	case deleted:
+		ctrl.LoggerFrom(ctx).Info("Deleted remote Metric", "id", id)
 		return ready(v1alpha1.ReasonCompleted, "deleted remote Metric "+id), ctrl.Result{}, nil
 	case err == nil:
 		return progressing(v1alpha1.ReasonDeletingRemote, "the service answered success=false; retrying"+forceHint),

@@ -144,6 +144,7 @@ func (r *MetricReconciler) adopt(ctx context.Context, c remote.Client, drift *dr
 	}
 	remote.SetStatus(&m.Status, got)
 	if corrected {
+		ctrl.LoggerFrom(ctx).Info("Updated adopted remote Metric to the spec", "id", id)
 		metricUpdates.Inc()
 	}
 	drift.checked(m.UID)
@@ -165,6 +166,7 @@ func (r *MetricReconciler) update(ctx context.Context, c remote.Client, drift *d
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
+	ctrl.LoggerFrom(ctx).Info("Updated remote Metric", "id", id, "generation", m.Generation)
 	remote.SetStatus(&m.Status, resp)
 	r.recordSynced(m, nil)
 	metricUpdates.Inc()
@@ -191,6 +193,7 @@ func (r *MetricReconciler) checkDrift(ctx context.Context, conn *remote.Connecti
 		return driftFailure(err, m, id, current)
 	}
 	if corrected {
+		ctrl.LoggerFrom(ctx).Info("Restored remote Metric changed outside the cluster", "id", id)
 		driftCorrections.Inc()
 		r.recorder.Eventf(m, nil, corev1.EventTypeNormal, v1alpha1.EventDriftCorrected, "Update",
 			"remote Metric %s was changed outside the cluster; restored the spec", id)

@@ -37,11 +37,13 @@ import (
 
 // A tenant's footprint is bounded per namespace and per kind, in objects;
 // the CRDs bound each object's size, so objects times that size bounds the
-// bytes (docs/rest-api.md, "Bounding what a tenant stores"). The budget is checked
-// from the cache before the create, one create of a namespace and kind at
-// a time; a ResourceQuota sized from the same numbers (the chart's and
-// config/namespaced's) is the API server's hard limit behind it, for
-// creates through other replicas and for kubectl.
+// bytes (docs/rest-api.md, "Bounding what a tenant stores"). The budget is
+// checked from the cache before the create: the check and a reservation
+// are one step under the namespace's ledger lock, the create runs outside
+// it, so a namespace's creates overlap and requests in flight together
+// still cannot each see room for one more. A ResourceQuota sized from the
+// same numbers (the chart's and config/namespaced's) is the API server's
+// hard limit behind it, for creates through other replicas and for kubectl.
 
 // Budget is how many objects of each kind the server creates in one
 // namespace at most (kubectl's objects count too).
@@ -91,35 +93,49 @@ func (b Budget) withDefaults() Budget {
 // checkBudget admits the create of req when the namespace's budget of the
 // kind has room, or when req replays an earlier create (same
 // Idempotency-Key), which creates nothing. It reads the cache only: no
-// API-server request. An admitted create must call settle with whether it
-// created the object: until then, the namespace's other creates of the
-// kind wait, so that requests in flight together cannot each see room for
-// one more.
+// API-server request. An admitted create holds a reservation until it
+// calls settle, once, with whether it created the object; the
+// namespace's other creates count it meanwhile, and run alongside it.
 func (s *Server) checkBudget(ctx context.Context, ep *endpoint, req parsedRequest) (settle func(created bool), err error) {
 	limit, list := s.opts.Budget.limitOf(ep.kind)
-	namespace := req.obj.GetNamespace()
-	ledger := s.ledgers.lock(namespace, ep.kind)
+	name := req.obj.GetName()
+	ledger := s.ledgers.acquire(req.obj.GetNamespace(), ep.kind)
 	settle = func(created bool) {
-		if created {
-			ledger.created(req.obj.GetName(), time.Now())
-		}
-		s.ledgers.unlock(ledger)
+		ledger.settle(name, created, s.opts.Now())
+		s.ledgers.release(ledger)
 	}
-	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
-		settle(false)
+	room, err := s.reserve(ctx, ledger, list, limit, ep, req)
+	if err != nil || !room {
+		s.ledgers.release(ledger)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("counting %s objects: %w", ep.kind, err)
 	}
-	if ledger.count(list, time.Now()) < limit {
-		return settle, nil
+	if !room {
+		return nil, quotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, ep.kind),
+			map[string]any{"kind": ep.kind, "limit": limit})
 	}
-	if req.idemKey != "" {
-		if err := s.opts.Cache.Get(ctx, client.ObjectKeyFromObject(req.obj), ep.newObject()); err == nil {
-			return settle, nil
-		}
+	return settle, nil
+}
+
+// reserve counts the objects of the kind under the ledger's lock and, when
+// there is room (or req replays an earlier create), reserves one for req.
+func (s *Server) reserve(ctx context.Context, l *ledger, list client.ObjectList, limit int, ep *endpoint, req parsedRequest) (
+	bool, error,
+) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := s.opts.Cache.List(ctx, list, client.InNamespace(req.obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+		return false, err
 	}
-	settle(false)
-	return nil, quotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, ep.kind),
-		map[string]any{"kind": ep.kind, "limit": limit})
+	room := l.count(list, s.opts.Now()) < limit
+	if !room && req.idemKey != "" {
+		room = s.opts.Cache.Get(ctx, client.ObjectKeyFromObject(req.obj), ep.newObject()) == nil
+	}
+	if room {
+		l.reserved[req.obj.GetName()]++
+	}
+	return room, nil
 }
 
 // unseenFor is how long a create this server made counts against the
@@ -137,40 +153,44 @@ type ledgers struct {
 
 type ledgerKey struct{ namespace, kind string }
 
-// ledger serialises one namespace's creates of one kind, and counts those
-// made here that the cache does not show yet.
+// ledger counts one namespace's creates of one kind that the cache does
+// not show yet: those in flight (reserved) and those made here (unseen).
+// Its lock is held only to check the budget and reserve.
 type ledger struct {
 	key ledgerKey
-	mu  sync.Mutex
-	// users is how many requests hold or wait for mu; guarded by ledgers.mu.
+	// users is how many requests hold the ledger; guarded by ledgers.mu.
 	users int
+
+	mu sync.Mutex
+	// reserved counts the creates in flight, by name; guarded by mu.
+	reserved map[string]int
 	// unseen holds the names created here and not yet in the cache, with
 	// when; guarded by mu.
 	unseen map[string]time.Time
 }
 
-// lock returns the ledger of namespace and kind, locked.
-func (ls *ledgers) lock(namespace, kind string) *ledger {
+// acquire returns the ledger of namespace and kind, held until release.
+func (ls *ledgers) acquire(namespace, kind string) *ledger {
 	k := ledgerKey{namespace, kind}
 	ls.mu.Lock()
+	defer ls.mu.Unlock()
 	if ls.m == nil {
 		ls.m = map[ledgerKey]*ledger{}
 	}
 	l := ls.m[k]
 	if l == nil {
-		l = &ledger{key: k, unseen: map[string]time.Time{}}
+		l = &ledger{key: k, reserved: map[string]int{}, unseen: map[string]time.Time{}}
 		ls.m[k] = l
 	}
 	l.users++
-	ls.mu.Unlock()
-	l.mu.Lock()
 	return l
 }
 
-// unlock releases l, and forgets it when nobody uses it and it counts
+// release lets go of l, and forgets it when nobody holds it and it counts
 // nothing the cache does not show.
-func (ls *ledgers) unlock(l *ledger) {
-	empty := len(l.unseen) == 0
+func (ls *ledgers) release(l *ledger) {
+	l.mu.Lock()
+	empty := len(l.unseen) == 0 && len(l.reserved) == 0
 	l.mu.Unlock()
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -180,15 +200,26 @@ func (ls *ledgers) unlock(l *ledger) {
 	}
 }
 
-// created records a create of name made at now.
-func (l *ledger) created(name string, now time.Time) { l.unseen[name] = now }
+// settle ends the reservation of a create of name, which created the
+// object (at now) or not.
+func (l *ledger) settle(name string, created bool, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.reserved[name]--; l.reserved[name] <= 0 {
+		delete(l.reserved, name)
+	}
+	if created {
+		l.unseen[name] = now
+	}
+}
 
 // count is how many objects count against the budget: those in list, the
-// cache's, and those created here that it does not show yet. It forgets
-// those the cache shows, and those unseen for longer than unseenFor.
+// cache's, and those in flight or created here that it does not show yet,
+// each once. It forgets what the cache shows, and creates unseen for
+// longer than unseenFor. The caller holds l.mu.
 func (l *ledger) count(list client.ObjectList, now time.Time) int {
 	n := meta.LenList(list)
-	if len(l.unseen) == 0 {
+	if len(l.unseen) == 0 && len(l.reserved) == 0 {
 		return n
 	}
 	listed := make(map[string]bool, n)
@@ -202,8 +233,13 @@ func (l *ledger) count(list client.ObjectList, now time.Time) int {
 		switch {
 		case listed[name], now.Sub(at) > unseenFor:
 			delete(l.unseen, name)
-		default:
+		case l.reserved[name] == 0:
 			n++
+		}
+	}
+	for name, inFlight := range l.reserved {
+		if !listed[name] {
+			n += inFlight
 		}
 	}
 	return n

@@ -97,6 +97,32 @@ var _ = Describe("A tenant's budget", func() {
 		Expect(metricsIn(t.namespace)).To(HaveLen(3))
 	})
 
+	It("lets a namespace's creates overlap: only the check and the reservation take turns", func() {
+		slow := &slowCreates{Client: h.mgr.GetClient(), delay: 200 * time.Millisecond}
+		_, url, err := addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+			o.Client = slow
+		})
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		Eventually(func() int {
+			return sendTo(url, request{method: http.MethodGet, path: projectPath, key: t.key}).status
+		}).Should(Equal(http.StatusOK))
+		const sent = 32
+		var wg sync.WaitGroup
+		for range sent {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				Expect(sendTo(url, request{method: http.MethodPost, path: projectPath, key: t.key,
+					body: variantBody("human", "int")}).status).To(Equal(http.StatusCreated))
+			})
+		}
+		wg.Wait()
+		Expect(metricsIn(t.namespace)).To(HaveLen(sent))
+		// One at a time, the API server would never see two creates of the
+		// namespace in flight; each waits 200 ms there, so they pile up.
+		Expect(slow.peak()).To(BeNumerically(">=", sent/4), "creates of one namespace in flight at once")
+	})
+
 	It("answers a full ResourceQuota with a 403, not a 500", func() {
 		t := newTenant()
 		ctx := context.Background()
@@ -134,4 +160,34 @@ var _ = Describe("A tenant's budget", func() {
 func cachedLen(namespace string, list client.ObjectList) (int, error) {
 	err := h.mgr.GetCache().List(context.Background(), list, client.InNamespace(namespace))
 	return meta.LenList(list), err
+}
+
+// slowCreates is a client whose creates take delay at the API server, and
+// which records how many were in flight at once.
+type slowCreates struct {
+	client.Client
+	delay time.Duration
+
+	mu             sync.Mutex
+	inFlight, most int
+}
+
+func (c *slowCreates) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.mu.Lock()
+	c.inFlight++
+	c.most = max(c.most, c.inFlight)
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.inFlight--
+		c.mu.Unlock()
+	}()
+	time.Sleep(c.delay)
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c *slowCreates) peak() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.most
 }

@@ -36,41 +36,57 @@ var _ = Describe("A namespace's ledger of creates", func() {
 	}
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
-	It("counts the cache's objects and the creates it does not show yet, each once", func() {
+	It("counts the cache's objects, the creates it does not show yet and those in flight, each once", func() {
 		var ls ledgers
-		l := ls.lock("team-a", "Metric")
-		l.created("a", now)
-		l.created("b", now)
-		Expect(l.count(listOf("a", "x"), now)).To(Equal(3), "x and a listed, b not yet")
+		l := ls.acquire("team-a", "Metric")
+		l.reserved["a"], l.reserved["b"], l.reserved["c"] = 1, 1, 1
+		Expect(l.count(listOf("x"), now)).To(Equal(4), "x listed, a, b and c in flight")
+		l.settle("a", true, now)
+		l.settle("b", true, now)
+		l.settle("c", false, now)
+		Expect(l.count(listOf("a", "x"), now)).To(Equal(3), "x and a listed, b not yet, c created nothing")
 		Expect(l.count(listOf("a", "b", "x"), now)).To(Equal(3), "b shows now")
 		Expect(l.unseen).To(BeEmpty(), "what the cache shows is forgotten")
-		ls.unlock(l)
-		Expect(ls.m).To(BeEmpty(), "an idle ledger with nothing unseen is dropped")
+		ls.release(l)
+		Expect(ls.m).To(BeEmpty(), "an idle ledger with nothing unseen or in flight is dropped")
+	})
+
+	It("counts a create in flight once, whether or not the cache already shows it", func() {
+		var ls ledgers
+		l := ls.acquire("team-a", "Metric")
+		l.reserved["a"] = 1
+		Expect(l.count(listOf(), now)).To(Equal(1))
+		Expect(l.count(listOf("a"), now)).To(Equal(1), "committed before its answer came back")
+		l.settle("a", true, now)
+		Expect(l.count(listOf("a"), now)).To(Equal(1))
+		ls.release(l)
 	})
 
 	It("forgets a create the cache has not shown for unseenFor: it was deleted before it did", func() {
 		var ls ledgers
-		l := ls.lock("team-a", "Metric")
-		l.created("gone", now)
+		l := ls.acquire("team-a", "Metric")
+		l.reserved["gone"] = 1
+		l.settle("gone", true, now)
 		Expect(l.count(listOf(), now.Add(unseenFor))).To(Equal(1))
-		ls.unlock(l)
+		ls.release(l)
 		Expect(ls.m).To(HaveLen(1), "kept while it counts a create")
-		l = ls.lock("team-a", "Metric")
+		l = ls.acquire("team-a", "Metric")
 		Expect(l.count(listOf(), now.Add(unseenFor+time.Second))).To(BeZero())
-		ls.unlock(l)
+		ls.release(l)
 		Expect(ls.m).To(BeEmpty())
 	})
 
 	It("keeps namespaces and kinds apart", func() {
 		var ls ledgers
-		a := ls.lock("team-a", "Metric")
-		b := ls.lock("team-b", "Metric") // would wait forever if a held its lock
-		c := ls.lock("team-a", "TestcaseDeletion")
-		a.created("m", now)
+		a := ls.acquire("team-a", "Metric")
+		b := ls.acquire("team-b", "Metric")
+		c := ls.acquire("team-a", "TestcaseDeletion")
+		a.reserved["m"] = 1
+		a.settle("m", true, now)
 		Expect(b.count(listOf(), now)).To(BeZero())
 		Expect(c.count(listOf(), now)).To(BeZero())
 		for _, l := range []*ledger{a, b, c} {
-			ls.unlock(l)
+			ls.release(l)
 		}
 		Expect(ls.m).To(HaveLen(1))
 	})
