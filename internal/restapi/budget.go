@@ -98,7 +98,7 @@ func (b Budget) withDefaults() Budget {
 // namespace's other creates count it meanwhile, and run alongside it.
 func (s *Server) checkBudget(ctx context.Context, ep *endpoint, req parsedRequest) (settle func(created bool), err error) {
 	limit, list := s.opts.Budget.limitOf(ep.kind)
-	name := req.obj.GetName()
+	name := req.obj.GetName() // nameResource named it
 	ledger := s.ledgers.acquire(req.obj.GetNamespace(), ep.kind)
 	settle = func(created bool) {
 		ledger.settle(name, created, s.opts.Now())

@@ -18,6 +18,7 @@ package restapi
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,6 +29,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -279,13 +281,16 @@ func requestHash(r *http.Request, hashInput any) (string, error) {
 
 // nameResource places req's resource in namespace and names it: from the
 // Idempotency-Key when there is one, so every replica and every restart maps
-// a retry onto the same resource, and by generateName otherwise.
+// a retry onto the same resource, and at random otherwise. Named before the
+// create, it is known to the budget's reservation (checkBudget), which
+// then never counts it twice when the cache shows it before the create
+// returns.
 func nameResource(ep *endpoint, req parsedRequest, namespace string) {
 	obj := req.obj
 	obj.SetNamespace(namespace)
 	obj.SetLabels(map[string]string{evaluationv1alpha1.CreatedByLabel: evaluationv1alpha1.CreatedByRESTAPI})
 	if req.idemKey == "" {
-		obj.SetGenerateName(ep.namePrefix)
+		obj.SetName(ep.namePrefix + strings.ToLower(rand.Text()[:16]))
 		return
 	}
 	sum := sha256.Sum256([]byte(ep.kind + "\x00" + req.idemKey))
