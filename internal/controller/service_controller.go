@@ -20,8 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
+	"net/http"
 	"strings"
 	"time"
 	"unicode"
@@ -150,8 +150,16 @@ func probeSummary(err error) string {
 		return fmt.Sprintf("HTTP %d %s: %s", e.StatusCode, sanitize(e.API.Code, 64), sanitize(e.API.Message, maxServiceMessage))
 	case e.StatusCode != 0:
 		return fmt.Sprintf("HTTP %d", e.StatusCode)
+	case e.Err != nil:
+		// The cause, as a Metric's condition says it (connection refused, a
+		// timeout, a certificate), without the URL the status shows already.
+		cause := e.Err
+		if u, ok := errors.AsType[*url.Error](cause); ok {
+			cause = u.Err
+		}
+		return sanitize(cause.Error(), maxServiceMessage)
 	}
-	return e.Kind.String()
+	return "no answer"
 }
 
 // sanitize keeps at most n printable runes of s.

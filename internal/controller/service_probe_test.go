@@ -19,6 +19,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,23 @@ func TestProbeOutcome(t *testing.T) {
 				t.Errorf("error = %v, want backoff %v", err, tc.backoff)
 			}
 		})
+	}
+}
+
+// A probe without an answer says its cause in the words a Metric's condition
+// uses, never the client's internal error kinds.
+func TestProbeSummarySaysTheCause(t *testing.T) {
+	refused := &evalapi.Error{Kind: evalapi.KindNotSent, Op: "ListProjects", Err: &url.Error{Op: "Get",
+		URL: "https://192.0.2.1/api/v2/projects?limit=1", Err: errors.New("dial tcp 192.0.2.1:443: connect: connection refused")}}
+	o, _, _ := probeOutcome(refused, time.Minute)
+	if !strings.Contains(o.message, "dial tcp 192.0.2.1:443: connect: connection refused") {
+		t.Errorf("message %q does not say the cause", o.message)
+	}
+	for _, kind := range []evalapi.ErrorKind{evalapi.KindNotSent, evalapi.KindOutcomeUnknown, evalapi.KindUnavailable} {
+		o, _, _ := probeOutcome(&evalapi.Error{Kind: kind, Op: "ListProjects"}, time.Minute)
+		if strings.Contains(o.message, kind.String()) {
+			t.Errorf("message %q names the internal kind %s", o.message, kind)
+		}
 	}
 }
 
