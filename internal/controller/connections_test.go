@@ -137,6 +137,24 @@ var _ = Describe("Connections", func() {
 		Expect(m.Status.Service).To(Equal("ClusterEvaluationService/default"))
 	})
 
+	It("keeps namespaced services to the hosts the administrator allows: no probe, no call elsewhere", func() {
+		ns, up := newFixture()
+		svc := namespacedService(ns, v1alpha1.DefaultServiceName, at(up))
+		Expect(k8s.Create(rootCtx, svc)).To(Succeed())
+		opts := up.opts
+		opts.AllowPrivateServiceAddresses = true
+		opts.NamespacedServiceHosts = []string{"api.example.com", "*.eval.example.com"}
+		startManager(opts)
+		m := humanBoolean(ns, "m")
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(stalledReason(m)).Should(Equal(v1alpha1.ReasonRejected))
+		Expect(stalledMessage(m)).To(ContainSubstring("--namespaced-service-hosts"))
+		Eventually(serviceReady(svc)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRejected),
+			HaveField("Message", ContainSubstring("not probed"))))
+		Expect(allCalls(up)).To(BeZero())
+		Expect(up.Calls(evalapitest.OpListProjects)).To(BeZero(), "the namespace's key never went to the host")
+	})
+
 	It("moves from --api-url to a ClusterEvaluationService with the same URL without a re-create, and stops on another URL", func() {
 		ns, up := newFixture()
 		other := newUpstream()

@@ -63,7 +63,10 @@ type serviceReconciler[T v1alpha1.ServiceObject] struct {
 	// refusePrivate keeps the probe off the cluster's own network: the
 	// namespaced kind's URLs are chosen by whoever may edit the namespace.
 	refusePrivate bool
-	interval      time.Duration
+	// hosts, when not empty, are the only hosts the kind's URLs may name
+	// (--namespaced-service-hosts).
+	hosts    []string
+	interval time.Duration
 }
 
 // Reconcile probes one service and records the outcome in its status.
@@ -95,6 +98,10 @@ func (r *serviceReconciler[T]) probe(ctx context.Context, svc T) (outcome, ctrl.
 	if ref == nil {
 		return ready(v1alpha1.ReasonNotProbed, "no apiKeySecretRef, so not probed: the objects that use it send their own keys"),
 			ctrl.Result{}, nil
+	}
+	if !remote.HostAllowed(string(conn.URL), r.hosts) {
+		return stalled(v1alpha1.ReasonRejected, "the host of url is not one the operator allows namespaced services "+
+			"(--namespaced-service-hosts): not probed, and its objects make no call"), ctrl.Result{}, nil
 	}
 	key, err := remote.ReadKey(ctx, r.secrets, ns, *ref)
 	if ok, o, err := keyFailure(err); ok {
@@ -206,7 +213,7 @@ func setupServiceReconcilers(mgr ctrl.Manager, opts Options) error {
 	}
 	namespaced := &serviceReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
 		newObject:     func() *v1alpha1.EvaluationService { return &v1alpha1.EvaluationService{} },
-		refusePrivate: opts.Connector.RefusesPrivate(), interval: interval}
+		refusePrivate: opts.Connector.RefusesPrivate(), hosts: opts.Connector.NamespacedServiceHosts(), interval: interval}
 	cluster := &serviceReconciler[*v1alpha1.ClusterEvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
 		newObject: func() *v1alpha1.ClusterEvaluationService { return &v1alpha1.ClusterEvaluationService{} },
 		interval:  interval}

@@ -155,6 +155,24 @@ type MetricPage struct {
 	Total *int `json:"total,omitempty"`
 }
 
+// Project is a Project in response form; name and description are null
+// where the service knows none.
+type Project struct {
+	ID          string  `json:"id"`
+	Name        *string `json:"name"`
+	Description *string `json:"description"`
+}
+
+// ProjectPage is one page of GET /projects.
+type ProjectPage struct {
+	Data []Project `json:"data"`
+	// NextCursor asks for the next page; nil on the last one.
+	NextCursor *string `json:"nextCursor"`
+	HasMore    bool    `json:"hasMore"`
+	// Total is the number of projects, when the service sends it.
+	Total *int `json:"total,omitempty"`
+}
+
 // BulkDeleteRequest is the body of POST /testcases/bulk-delete.
 type BulkDeleteRequest struct {
 	IDs []string `json:"ids"`

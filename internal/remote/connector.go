@@ -133,6 +133,10 @@ func (c *Connector) keySource(obj v1alpha1.Object, s *service) keySource {
 // link-local, unspecified, private).
 func (c *Connector) RefusesPrivate() bool { return !c.defaults.AllowPrivateServiceAddresses }
 
+// NamespacedServiceHosts are the only hosts a namespaced EvaluationService's
+// URL may name, or none when any may.
+func (c *Connector) NamespacedServiceHosts() []string { return c.defaults.NamespacedServiceHosts }
+
 // KeySecretName names the Secret, in obj's namespace, that holds obj's
 // key when its service names none, or "": obj's own apiKeySecretRef, else
 // the default one.

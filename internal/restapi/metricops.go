@@ -75,8 +75,8 @@ func indexMetrics(ctx context.Context, c cache.Cache) error {
 	} {
 		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
 			m := o.(*evaluationv1alpha1.Metric)
-			if idOf(m) == "" || !servable(m, idOf(m)) {
-				return nil // not in the API until the service has it, nor under a refused id
+			if !inAPI(m) {
+				return nil
 			}
 			return []string{value(m)}
 		})
@@ -86,6 +86,13 @@ func indexMetrics(ctx context.Context, c cache.Cache) error {
 		}
 	}
 	return nil
+}
+
+// inAPI reports whether the API shows m: not until the service has it,
+// nor under a refused id.
+func inAPI(m *evaluationv1alpha1.Metric) bool {
+	id := m.RecordedID()
+	return id != "" && servable(m, id)
 }
 
 // getMetric is GET /metrics/{metricId}.
@@ -331,12 +338,8 @@ func (p position) cursor() string {
 // parseListQuery reads limit (1 to 100, default 20) and cursor; after is
 // nil for the first page.
 func parseListQuery(q url.Values) (limit int, after *position, err error) {
-	limit = defaultPageSize
-	if v := q.Get("limit"); v != "" {
-		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxPageSize {
-			return 0, nil, validationError(fieldError{Field: "limit",
-				Message: fmt.Sprintf("must be a whole number from 1 to %d", maxPageSize)})
-		}
+	if limit, err = parseLimit(q); err != nil {
+		return 0, nil, err
 	}
 	if v := q.Get("cursor"); v != "" {
 		var p position
@@ -348,6 +351,20 @@ func parseListQuery(q url.Values) (limit int, after *position, err error) {
 		after = &p
 	}
 	return limit, after, nil
+}
+
+// parseLimit reads a list's limit: 1 to maxPageSize, defaultPageSize unset.
+func parseLimit(q url.Values) (int, error) {
+	v := q.Get("limit")
+	if v == "" {
+		return defaultPageSize, nil
+	}
+	limit, err := strconv.Atoi(v)
+	if err != nil || limit < 1 || limit > maxPageSize {
+		return 0, validationError(fieldError{Field: "limit",
+			Message: fmt.Sprintf("must be a whole number from 1 to %d", maxPageSize)})
+	}
+	return limit, nil
 }
 
 // decodeMetricUpdate decodes the body of PATCH /metrics/{metricId}, which

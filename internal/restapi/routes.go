@@ -34,6 +34,7 @@ const BasePath = "/api/v2"
 
 // Route patterns; each is also the route label of the request metrics.
 const (
+	routeProjects   = BasePath + "/projects"
 	routeMetrics    = BasePath + "/projects/{projectId}/metrics"
 	routeMetric     = BasePath + "/metrics/{metricId}"
 	routeBulkDelete = BasePath + "/testcases/bulk-delete"
@@ -51,7 +52,7 @@ type operation struct {
 // operations are every route and method the server serves: the API's
 // operations and its OpenAPI document.
 func (s *Server) operations(openAPI []byte) []operation {
-	ops := make([]operation, 0, len(s.endpoints)+6)
+	ops := make([]operation, 0, len(s.endpoints)+7)
 	for _, ep := range s.endpoints {
 		ops = append(ops, operation{ep.route, ep.method, s.serve(ep)})
 	}
@@ -59,6 +60,7 @@ func (s *Server) operations(openAPI []byte) []operation {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w, r, h(w, r)) })
 	}
 	return append(ops,
+		operation{routeProjects, http.MethodGet, answer(s.listProjects)},
 		operation{routeMetrics, http.MethodGet, answer(s.listMetrics)},
 		operation{routeMetric, http.MethodGet, answer(s.getMetric)},
 		operation{routeMetric, http.MethodPatch, answer(s.updateMetric)},

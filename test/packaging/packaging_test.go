@@ -27,7 +27,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 // crdNames are the CRDs both installers ship.
@@ -291,6 +293,25 @@ var _ = Describe("Helm chart monitoring", func() {
 
 	It("refuses a ServiceMonitor that could not verify the manager's certificate", func(ctx SpecContext) {
 		Expect(helmRefusal(ctx, "serviceMonitor.enabled=true")).To(ContainSubstring("needs a verifiable certificate"))
+	})
+
+	It("has an Argo CD health check for every kind it ships, the same as config/argocd's", func(ctx SpecContext) {
+		objs := decode(helmTemplate(ctx, "eo", "ops", "argocd.healthChecks.enabled=true"))
+		var checks map[string]string
+		for _, cm := range ofKind[corev1.ConfigMap](objs, "ConfigMap") {
+			if strings.HasSuffix(cm.Name, "-argocd-health") {
+				checks = cm.Data
+			}
+		}
+		patch, err := os.ReadFile(filepath.Join(repoRoot, "config", "argocd", "argocd-cm-patch.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		var cm corev1.ConfigMap
+		Expect(yaml.Unmarshal(patch, &cm)).To(Succeed())
+		Expect(checks).To(Equal(cm.Data), "the chart and config/argocd check the same kinds with the same script")
+		for _, crd := range ofKind[apiextensionsv1.CustomResourceDefinition](objs, "CustomResourceDefinition") {
+			Expect(checks).To(HaveKey("resource.customizations.health."+crd.Spec.Group+"_"+crd.Spec.Names.Kind),
+				"no health check for %s", crd.Name)
+		}
 	})
 
 	It("ships the rules and the dashboard of config/", func(ctx SpecContext) {

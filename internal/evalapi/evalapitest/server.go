@@ -657,9 +657,9 @@ func (s *Server) listProjects(r *http.Request, _ []byte, tenant int) (func() rep
 		slices.Sort(ids)
 		total := len(ids)
 		rest := ids[min(from, total):]
-		page := projectPage{Data: []project{}, Total: total}
+		page := evalapi.ProjectPage{Data: []evalapi.Project{}, Total: &total}
 		for _, id := range rest[:min(limit, len(rest))] {
-			page.Data = append(page.Data, project{ID: id})
+			page.Data = append(page.Data, evalapi.Project{ID: id})
 		}
 		if page.HasMore = len(rest) > limit; page.HasMore {
 			next := encodeCursor(from + limit)
@@ -667,20 +667,6 @@ func (s *Server) listProjects(r *http.Request, _ []byte, tenant int) (func() rep
 		}
 		return reply{http.StatusOK, page}
 	}, reply{}
-}
-
-// project is a Project: the fake knows ids only.
-type project struct {
-	ID          string  `json:"id"`
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
-}
-
-type projectPage struct {
-	Data       []project `json:"data"`
-	NextCursor *string   `json:"nextCursor"`
-	HasMore    bool      `json:"hasMore"`
-	Total      int       `json:"total"`
 }
 
 // listQuery reads limit (1 to 100, default 20) and cursor: the page holds
