@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/buildinfo"
 )
 
 func main() {
@@ -61,8 +62,23 @@ func newRootCommand(stdout, stderr io.Writer, getenv func(string) string) *cobra
 	kube.bind(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newImportCommand(kube, getenv), newExportIDsCommand(kube),
-		newValidateCommand(kube), newPlanCommand(kube))
+		newValidateCommand(kube), newPlanCommand(kube), newVersionCommand())
 	return root
+}
+
+// newVersionCommand prints the plugin's release version, source revision
+// and Go version; pin the plugin to the operator's version.
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the plugin's version, to match it with the operator's",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info := buildinfo.Get()
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "kubectl-eval %s (revision %s, %s)\n", info.Version, info.Revision, info.GoVersion)
+			return err
+		},
+	}
 }
 
 // kubeFlags are kubectl's connection flags, read with client-go's standard
