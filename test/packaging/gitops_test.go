@@ -59,7 +59,12 @@ var _ = Describe("The example GitOps repository", func() {
 				"--field-manager=packaging-gitops", "-f", "-")
 			waitEstablished(ctx, crdNames...)
 			DeferCleanup(func(ctx SpecContext) {
-				kubectl(ctx, rendered, "delete", "--ignore-not-found", "--wait=false", "-f", "-")
+				// The namespaces stay: without a controller-manager they would
+				// stay Terminating, and the other cluster's render uses them.
+				kubectl(ctx, nil, "delete", "--ignore-not-found", "clusterevaluationservice/default")
+				for _, ns := range []string{"team-search", "team-support"} {
+					kubectl(ctx, nil, "delete", "--ignore-not-found", "metrics", "--all", "-n", ns)
+				}
 			})
 			Expect(apply(ctx, "packaging-gitops", rendered)).To(BeEmpty(), "warnings")
 		},
