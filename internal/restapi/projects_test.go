@@ -38,7 +38,7 @@ var _ = Describe("GET /projects", func() {
 		return page, rep
 	}
 	ids := func(page evalapi.ProjectPage) []string {
-		var got []string
+		got := make([]string, 0, len(page.Data))
 		for _, p := range page.Data {
 			Expect(p.Name).To(BeNil(), "the cluster knows no project names")
 			got = append(got, p.ID)
