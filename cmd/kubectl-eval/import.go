@@ -168,9 +168,13 @@ func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIK
 	if err != nil {
 		return "", "", err
 	}
-	key := evalapi.APIKey(strings.TrimSpace(raw))
+	// The key as the operator would send it: a Secret's data untouched (the
+	// manager refuses a key with whitespace, so the plugin does too).
+	key := evalapi.APIKey(raw)
 	if !key.Valid() {
-		return "", "", fmt.Errorf("the API key in %s is not an %s key", source, evalapi.KeyPrefix)
+		return "", "", fmt.Errorf("the API key in %s is not an API key (%s followed by at least %d visible ASCII "+
+			"characters, no whitespace or line break, as the operator requires); it was not sent",
+			source, evalapi.KeyPrefix, evalapi.MinKeySecretLen)
 	}
 	return key, source, nil
 }
@@ -184,7 +188,8 @@ func (o *importOptions) callerKey(ctx context.Context) (raw, source string, err 
 		if err != nil {
 			return "", "", fmt.Errorf("reading the API key: %w", err)
 		}
-		return string(data), o.keyFile, nil
+		// A file's own line break ends the file, not the key.
+		return strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), o.keyFile, nil
 	case o.getenv(envAPIKey) != "":
 		return o.getenv(envAPIKey), "$" + envAPIKey, nil
 	case o.secret != "":

@@ -193,6 +193,16 @@ var _ = Describe("import", func() {
 		Expect(files).To(ConsistOf(filepath.Join(out, "metric-0.yaml"), filepath.Join(out, "metric-1.yaml"), filepath.Join(out, "metric-2.yaml")))
 	})
 
+	It("refuses a Secret's key the operator would refuse: a line break is not trimmed away", func(ctx SpecContext) {
+		ns, err := framework.NewNamespace(ctx, k8s, "import-newline-", evalapitest.DefaultKey+"\n")
+		Expect(err).NotTo(HaveOccurred())
+		_, stderr, err := run(ctx, nil, "import", "--project-id", "proj-a", "-n", ns, "--api-url", upstream.URL(),
+			"--secret", framework.KeySecretName)
+		Expect(err).To(MatchError(ContainSubstring("no whitespace or line break")))
+		Expect(stderr + err.Error()).NotTo(ContainSubstring(evalapitest.DefaultKey))
+		Expect(upstream.Calls(evalapitest.OpListMetrics)).To(BeZero(), "nothing was sent")
+	})
+
 	It("fails on a refused key without printing it", func(ctx SpecContext) {
 		const wrong = "ak_refused_key_value"
 
