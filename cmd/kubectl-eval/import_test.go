@@ -217,7 +217,7 @@ var _ = Describe("import", func() {
 	It("does not send a key that is not an ak_ key", func(ctx SpecContext) {
 		_, _, err := run(ctx, map[string]string{envAPIKey: "sk_secret"}, "import", "--project-id", "p", "--api-url", upstream.URL())
 
-		Expect(err).To(MatchError(ContainSubstring("not an ak_ key")))
+		Expect(err).To(MatchError(ContainSubstring("is not an API key (ak_ followed by")))
 		Expect(err.Error()).NotTo(ContainSubstring("sk_secret"))
 		Expect(upstream.Calls(evalapitest.OpListMetrics)).To(BeZero())
 	})
