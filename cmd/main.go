@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -103,7 +104,10 @@ type config struct {
 const envPrefix = "EVAL_OPERATOR_"
 
 func main() {
-	opts := zap.Options{}
+	// Stack traces only for panics: a failed call to a service is retried
+	// and logged as one line, not as a page of goroutine frames.
+	// --zap-stacktrace-level brings them back.
+	opts := zap.Options{StacktraceLevel: zapcore.PanicLevel}
 	cfg, err := parseFlags(flag.CommandLine, os.Args[1:], os.LookupEnv, &opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
