@@ -37,7 +37,8 @@ func newValidateCommand(kube *kubeFlags) *cobra.Command {
 		Use:   "validate [PATH...] [--base REV | --live] [-o text|json|github]",
 		Short: "Check Metric and deletion manifests as the API server would admit them",
 		Long: `Reads YAML files, directories (recursively) or standard input (- or no path; kustomize
-build output works) and checks every Metric, TestsetDeletion and TestcaseDeletion
+build output works) and checks every object of the operator's kinds (Metric,
+TestsetDeletion, TestcaseDeletion, EvaluationService, ClusterEvaluationService)
 against the CRDs compiled into the plugin, with the API server's own validation
 code: unknown fields (as kubectl's strict field validation), defaults, the OpenAPI
 schema, every CEL rule, and metadata. Other kinds are counted and ignored.
