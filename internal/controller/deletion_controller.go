@@ -89,7 +89,7 @@ func (r *deletionReconciler[T]) done(d T, o outcome) (outcome, ctrl.Result, erro
 func newTestsetDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestsetDeletion] {
 	r := &deletionReconciler[*v1alpha1.TestsetDeletion]{base: b,
 		newObject: func() *v1alpha1.TestsetDeletion { return &v1alpha1.TestsetDeletion{} }}
-	r.send = func(ctx context.Context, _ *remote.Connection, c remote.Client, d *v1alpha1.TestsetDeletion,
+	r.send = func(ctx context.Context, conn *remote.Connection, c remote.Client, d *v1alpha1.TestsetDeletion,
 		_ *statusPatcher) (outcome, ctrl.Result, error) {
 		ok, err := c.DeleteTestset(ctx, d.Spec.TestsetID)
 		countAttempt(&d.Status, err)
@@ -100,6 +100,9 @@ func newTestsetDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestsetD
 			return deletionFailure(err)
 		case !ok:
 			return r.notSucceeded(&d.Status)
+		}
+		if conn.Local {
+			return r.done(d, nothingStandalone("testset "+string(d.Spec.TestsetID)))
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted testset", "id", d.Spec.TestsetID)
 		return r.done(d, ready(v1alpha1.ReasonCompleted, "deleted testset "+string(d.Spec.TestsetID)))
@@ -160,6 +163,9 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 			}
 			d.Status.Deleted = end
 		}
+		if conn.Local {
+			return r.done(d, nothingStandalone(fmt.Sprintf("the %d testcases", total)))
+		}
 		ctrl.LoggerFrom(ctx).Info("Deleted testcases", "count", total, "alreadyGone", gone)
 		return r.done(d, bulkDone(total, gone))
 	}
@@ -193,6 +199,12 @@ func countAttempt(st *v1alpha1.DeletionStatus, err error) {
 	if !keyless && !throttled {
 		st.Attempts++
 	}
+}
+
+// nothingStandalone completes a deletion of what on a standalone service,
+// where the cluster is the system of record and nothing is held remotely.
+func nothingStandalone(what string) outcome {
+	return ready(v1alpha1.ReasonCompleted, "standalone: no service holds "+what+", so there was nothing to delete")
 }
 
 // bulkDone is the outcome of a bulk deletion of total testcases, gone of

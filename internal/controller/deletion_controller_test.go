@@ -171,8 +171,10 @@ var _ = Describe("Deletion reconcilers", func() {
 		tc := testcaseDeletion(ns, "local-tc", 250)
 		Expect(k8s.Create(rootCtx, ts)).To(Succeed())
 		Expect(k8s.Create(rootCtx, tc)).To(Succeed())
-		Eventually(readyCondition(ts)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
-		Eventually(readyCondition(tc)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Eventually(readyCondition(ts)).Should(And(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted),
+			HaveField("Message", "standalone: no service holds testset testset-1, so there was nothing to delete")))
+		Eventually(readyCondition(tc)).Should(And(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted),
+			HaveField("Message", "standalone: no service holds the 250 testcases, so there was nothing to delete")))
 		Expect(tc.Status.Deleted).To(BeEquivalentTo(250))
 	})
 
