@@ -150,7 +150,7 @@ var _ = Describe("Connections", func() {
 		Eventually(stalledReason(m)).Should(Equal(v1alpha1.ReasonRejected))
 		Expect(stalledMessage(m)).To(ContainSubstring("--namespaced-service-hosts"))
 		Eventually(serviceReady(svc)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRejected),
-			HaveField("Message", ContainSubstring("not probed"))))
+			HaveField("Message", ContainSubstring("--namespaced-service-hosts"))))
 		Expect(allCalls(up)).To(BeZero())
 		Expect(up.Calls(evalapitest.OpListProjects)).To(BeZero(), "the namespace's key never went to the host")
 	})

@@ -20,14 +20,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
 	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,15 +56,10 @@ const maxServiceMessage = 200
 // or of its key's Secret, and every probeInterval.
 type serviceReconciler[T v1alpha1.ServiceObject] struct {
 	client    client.Client
-	secrets   client.Reader
 	newObject func() T
-	// refusePrivate keeps the probe off the cluster's own network: the
-	// namespaced kind's URLs are chosen by whoever may edit the namespace.
-	refusePrivate bool
-	// hosts, when not empty, are the only hosts the kind's URLs may name
-	// (--namespaced-service-hosts).
-	hosts    []string
-	interval time.Duration
+	// connector probes through the service's own client and limits.
+	connector *remote.Connector
+	interval  time.Duration
 }
 
 // Reconcile probes one service and records the outcome in its status.
@@ -77,6 +70,10 @@ func (r *serviceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	before := svc.DeepCopyObject().(client.Object)
 	o, res, err := r.probe(ctx, svc)
+	if after, throttled := remote.ThrottledFor(err); throttled {
+		// The service's own limits hold the probe back: nothing was sent.
+		return ctrl.Result{RequeueAfter: after}, nil
+	}
 	st := svc.GetServiceStatus()
 	st.Endpoint = endpointOf(svc.GetConnection())
 	st.ObservedGeneration = svc.GetGeneration()
@@ -94,30 +91,21 @@ func (r *serviceReconciler[T]) probe(ctx context.Context, svc T) (outcome, ctrl.
 		return ready(v1alpha1.ReasonStandalone, "the cluster is the system of record for the objects that use this service"),
 			ctrl.Result{}, nil
 	}
-	ns, ref := svc.GetKeySecret()
-	if ref == nil {
+	if _, ref := svc.GetKeySecret(); ref == nil {
 		return ready(v1alpha1.ReasonNotProbed, "no apiKeySecretRef, so not probed: the objects that use it send their own keys"),
 			ctrl.Result{}, nil
 	}
-	if !remote.HostAllowed(string(conn.URL), r.hosts) {
-		return stalled(v1alpha1.ReasonRejected, "the host of url is not one the operator allows namespaced services "+
-			"(--namespaced-service-hosts): not probed, and its objects make no call"), ctrl.Result{}, nil
-	}
-	key, err := remote.ReadKey(ctx, r.secrets, ns, *ref)
+	err := r.connector.Probe(ctx, svc)
 	if ok, o, err := keyFailure(err); ok {
 		return o, ctrl.Result{}, err
 	}
-	transport, err := remote.NewTransport(remote.TransportOptions{CABundle: conn.CABundle, RefusePrivate: r.refusePrivate})
-	if err != nil {
-		return stalled(v1alpha1.ReasonRejected, "caBundle: "+err.Error()), ctrl.Result{}, nil
+	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
+		return stalled(se.Reason, se.Message), ctrl.Result{}, nil
 	}
-	defer transport.CloseIdleConnections()
-	c, err := evalapi.NewClient(evalapi.Options{BaseURL: string(conn.URL), HTTPClient: &http.Client{Transport: transport},
-		Timeout: durationOr(conn.Limits.Timeout, evalapi.DefaultTimeout)})
-	if err != nil {
-		return stalled(v1alpha1.ReasonRejected, err.Error()), ctrl.Result{}, nil
+	if _, throttled := remote.ThrottledFor(err); throttled {
+		return outcome{}, ctrl.Result{}, err // Reconcile writes nothing
 	}
-	return probeOutcome(c.ProbeProjects(ctx, key), r.interval)
+	return probeOutcome(err, r.interval)
 }
 
 // probeOutcome maps the probe's answer: Connected, or why not. Only the
@@ -197,26 +185,16 @@ func endpointOf(conn *v1alpha1.ServiceConnection) string {
 	return u.Host
 }
 
-// durationOr is d, or def when d is unset.
-func durationOr(d *metav1.Duration, def time.Duration) time.Duration {
-	if d == nil {
-		return def
-	}
-	return d.Duration
-}
-
 // setupServiceReconcilers registers the reconcilers of the two service kinds.
 func setupServiceReconcilers(mgr ctrl.Manager, opts Options) error {
 	interval := opts.ServiceProbeInterval
 	if interval <= 0 {
 		interval = defaultProbeInterval
 	}
-	namespaced := &serviceReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
-		newObject:     func() *v1alpha1.EvaluationService { return &v1alpha1.EvaluationService{} },
-		refusePrivate: opts.Connector.RefusesPrivate(), hosts: opts.Connector.NamespacedServiceHosts(), interval: interval}
-	cluster := &serviceReconciler[*v1alpha1.ClusterEvaluationService]{client: mgr.GetClient(), secrets: mgr.GetAPIReader(),
-		newObject: func() *v1alpha1.ClusterEvaluationService { return &v1alpha1.ClusterEvaluationService{} },
-		interval:  interval}
+	namespaced := &serviceReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), connector: opts.Connector,
+		newObject: func() *v1alpha1.EvaluationService { return &v1alpha1.EvaluationService{} }, interval: interval}
+	cluster := &serviceReconciler[*v1alpha1.ClusterEvaluationService]{client: mgr.GetClient(), connector: opts.Connector,
+		newObject: func() *v1alpha1.ClusterEvaluationService { return &v1alpha1.ClusterEvaluationService{} }, interval: interval}
 	if err := setupServiceReconciler(mgr, namespaced, &v1alpha1.EvaluationServiceList{}); err != nil {
 		return err
 	}

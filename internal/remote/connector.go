@@ -128,14 +128,40 @@ func (c *Connector) keySource(obj v1alpha1.Object, s *service) keySource {
 	return src
 }
 
-// RefusesPrivate reports whether connections made for a namespaced
-// EvaluationService refuse the cluster's own addresses (loopback,
-// link-local, unspecified, private).
-func (c *Connector) RefusesPrivate() bool { return !c.defaults.AllowPrivateServiceAddresses }
-
-// NamespacedServiceHosts are the only hosts a namespaced EvaluationService's
-// URL may name, or none when any may.
-func (c *Connector) NamespacedServiceHosts() []string { return c.defaults.NamespacedServiceHosts }
+// Probe sends the service's cheapest authenticated call, GET
+// /projects?limit=1, with the service's own key, through the client,
+// transport and limits its objects' calls use: a namespaced service's
+// address rules and allowed hosts hold for the probe too. so must name a
+// key. A service that cannot be built is a *ServiceError, a key that cannot
+// be used a *KeyError, a turn not yet due a *Throttled.
+func (c *Connector) Probe(ctx context.Context, so v1alpha1.ServiceObject) error {
+	s, err := c.services.service(so)
+	if err != nil {
+		return err
+	}
+	namespace, ref := so.GetKeySecret()
+	src := keySource{ref: &types.NamespacedName{Namespace: namespace, Name: ref.Name},
+		field: v1alpha1.DefaultAPIKeySecretKey, required: true}
+	if ref.Key != "" {
+		src.field = ref.Key
+	}
+	key, err := src.read(ctx, c.secrets)
+	if err != nil {
+		return err
+	}
+	prober, ok := s.svc.(interface {
+		ProbeProjects(context.Context, evalapi.APIKey) error
+	})
+	if !ok {
+		return &ServiceError{Reason: v1alpha1.ReasonRejected, Message: s.name + " cannot be probed"}
+	}
+	release, err := s.gate.admit(so.GetUID())
+	if err != nil {
+		return err
+	}
+	defer release()
+	return prober.ProbeProjects(ctx, key)
+}
 
 // KeySecretName names the Secret, in obj's namespace, that holds obj's
 // key when its service names none, or "": obj's own apiKeySecretRef, else

@@ -45,19 +45,6 @@ func (e *KeyError) Error() string { return e.Message }
 
 func (e *KeyError) Unwrap() error { return e.Err }
 
-// ReadKey reads the key ref names, in namespace, as an object's key is
-// read; every failure is a *KeyError.
-func ReadKey(ctx context.Context, secrets client.Reader, namespace string, ref v1alpha1.SecretKeySelector) (
-	evalapi.APIKey, error,
-) {
-	field := ref.Key
-	if field == "" {
-		field = v1alpha1.DefaultAPIKeySecretKey
-	}
-	src := keySource{ref: &types.NamespacedName{Namespace: namespace, Name: ref.Name}, field: field, required: true}
-	return src.read(ctx, secrets)
-}
-
 // keySource says where one object's key is read from.
 type keySource struct {
 	// ref is the Secret and data key, nil when there is none.
