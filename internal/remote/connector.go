@@ -118,12 +118,20 @@ func (c *Connector) keySource(obj v1alpha1.Object, s *service) keySource {
 	}
 	switch {
 	case ref != nil:
-		src.ref = &types.NamespacedName{Namespace: ns, Name: ref.Name}
-		if ref.Key != "" {
-			src.field = ref.Key
-		}
+		return secretKey(ns, *ref, src.required)
 	case c.defaults.DefaultAPIKeySecret != "":
 		src.ref = &types.NamespacedName{Namespace: ns, Name: c.defaults.DefaultAPIKeySecret}
+	}
+	return src
+}
+
+// secretKey is the key in ref's Secret in namespace, its default data key
+// when ref names none.
+func secretKey(namespace string, ref v1alpha1.SecretKeySelector, required bool) keySource {
+	src := keySource{ref: &types.NamespacedName{Namespace: namespace, Name: ref.Name},
+		field: v1alpha1.DefaultAPIKeySecretKey, required: required}
+	if ref.Key != "" {
+		src.field = ref.Key
 	}
 	return src
 }
@@ -140,12 +148,7 @@ func (c *Connector) Probe(ctx context.Context, so v1alpha1.ServiceObject) error 
 		return err
 	}
 	namespace, ref := so.GetKeySecret()
-	src := keySource{ref: &types.NamespacedName{Namespace: namespace, Name: ref.Name},
-		field: v1alpha1.DefaultAPIKeySecretKey, required: true}
-	if ref.Key != "" {
-		src.field = ref.Key
-	}
-	key, err := src.read(ctx, c.secrets)
+	key, err := secretKey(namespace, *ref, true).read(ctx, c.secrets)
 	if err != nil {
 		return err
 	}
