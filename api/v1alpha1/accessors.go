@@ -140,7 +140,7 @@ func (m *Metric) RecordedID() string {
 // manager's cache leaves out of a settled Metric (see internal/metriccache).
 func (m *Metric) TextBytes() int {
 	n := 0
-	for _, s := range []*string{m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description,
+	for _, s := range []*Text{m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description,
 		m.Status.Guidelines, m.Status.Description} {
 		if s != nil {
 			n += len(*s)

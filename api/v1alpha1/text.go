@@ -22,13 +22,30 @@ import (
 )
 
 // The one definition of the characters a tenant's free text may hold. The
-// CRDs' patterns (the markers on the text fields, kept equal to these by a
-// test) and the REST server's decoder both use it: no control character
-// (C0, DEL, C1) and no Unicode non-character (U+FDD0..U+FDEF and the last
-// two code points of every plane). Such characters are refused because
-// YAML cannot carry them: one of them in one object breaks
-// `kubectl get -A -o yaml` for every namespace. Multi-line text keeps
-// tab, line feed and carriage return.
+// CRDs hold it as the CEL rules of LineText and Text (kept equal to the
+// patterns below by a test), and the REST server's decoder applies it with
+// ValidLineText and ValidText: no control character (C0, DEL, C1) and no
+// Unicode non-character (U+FDD0..U+FDEF and the last two code points of
+// every plane). Such characters are refused because YAML cannot carry them:
+// one of them in one object breaks `kubectl get -A -o yaml` for every
+// namespace. Multi-line text keeps tab, line feed and carriage return.
+//
+// A CEL rule, not an OpenAPI pattern: the API server answers a pattern
+// with the whole pattern, hundreds of characters; a rule with its message.
+// Each field keeps its own maxLength, which bounds the rule's cost.
+
+// LineText is single-line free text (a Metric's name): no control
+// characters, line breaks and tabs included, and no Unicode
+// non-characters.
+// +kubebuilder:validation:XValidation:rule=`self.matches(r'^[^\x00-\x1F\x7F-\x9F\x{FDD0}-\x{FDEF}\x{FFFE}\x{FFFF}\x{1FFFE}\x{1FFFF}\x{2FFFE}\x{2FFFF}\x{3FFFE}\x{3FFFF}\x{4FFFE}\x{4FFFF}\x{5FFFE}\x{5FFFF}\x{6FFFE}\x{6FFFF}\x{7FFFE}\x{7FFFF}\x{8FFFE}\x{8FFFF}\x{9FFFE}\x{9FFFF}\x{AFFFE}\x{AFFFF}\x{BFFFE}\x{BFFFF}\x{CFFFE}\x{CFFFF}\x{DFFFE}\x{DFFFF}\x{EFFFE}\x{EFFFF}\x{FFFFE}\x{FFFFF}\x{10FFFE}\x{10FFFF}]*$')`,message="must not contain control characters or Unicode non-characters (line breaks and tabs included)",reason=FieldValueInvalid
+type LineText string
+
+// Text is multi-line free text (descriptions, guidelines, prompt
+// templates): no control characters but tab, line feed and carriage
+// return, and no Unicode non-characters.
+// +kubebuilder:validation:XValidation:rule=`self.matches(r'^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\x{FDD0}-\x{FDEF}\x{FFFE}\x{FFFF}\x{1FFFE}\x{1FFFF}\x{2FFFE}\x{2FFFF}\x{3FFFE}\x{3FFFF}\x{4FFFE}\x{4FFFF}\x{5FFFE}\x{5FFFF}\x{6FFFE}\x{6FFFF}\x{7FFFE}\x{7FFFF}\x{8FFFE}\x{8FFFF}\x{9FFFE}\x{9FFFF}\x{AFFFE}\x{AFFFF}\x{BFFFE}\x{BFFFF}\x{CFFFE}\x{CFFFF}\x{DFFFE}\x{DFFFF}\x{EFFFE}\x{EFFFF}\x{FFFFE}\x{FFFFF}\x{10FFFE}\x{10FFFF}]*$')`,message="must not contain control characters or Unicode non-characters (tab, line feed and carriage return are allowed)",reason=FieldValueInvalid
+type Text string
+
 const (
 	// LineTextPattern is the pattern of single-line text (names).
 	LineTextPattern = `^[^\x00-\x1F\x7F-\x9F` + nonCharacters + `]*$`
@@ -50,8 +67,11 @@ const (
 	// ModelNamePattern is the pattern of evalModelName (at most 128 bytes).
 	ModelNamePattern = `^[A-Za-z0-9][A-Za-z0-9._:/@-]*$`
 
-	// TextRule says, in a message, what LineTextPattern and TextPattern refuse.
-	TextRule = "must not contain control characters or Unicode non-characters"
+	// LineTextRule and TextRule say in words what LineTextPattern and
+	// TextPattern refuse: the API server's message (the CEL rules of
+	// LineText and Text) and the REST server's.
+	LineTextRule = "must not contain control characters or Unicode non-characters (line breaks and tabs included)"
+	TextRule     = "must not contain control characters or Unicode non-characters (tab, line feed and carriage return are allowed)"
 )
 
 var (

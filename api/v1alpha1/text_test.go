@@ -25,6 +25,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -40,50 +43,92 @@ func metricSchema() apiextensionsv1.JSONSchemaProps {
 	return *def.Spec.Versions[0].Schema.OpenAPIV3Schema
 }
 
+// schemaAt returns the property at a dotted path of the Metric's schema.
+func schemaAt(path string) apiextensionsv1.JSONSchemaProps {
+	props := metricSchema()
+	for _, p := range strings.Split(path, ".") {
+		props = props.Properties[p]
+	}
+	return props
+}
+
 // The CRD markers repeat the patterns as text; these specs keep them equal
 // to the constants the REST server's decoder checks with.
-var _ = DescribeTable("the Metric CRD's text patterns are the API package's",
+var _ = DescribeTable("the Metric CRD's patterns are the API package's",
 	func(path, want string) {
-		props := metricSchema()
-		for _, p := range strings.Split(path, ".") {
-			props = props.Properties[p]
-		}
-		Expect(props.Pattern).To(Equal(want), path)
+		Expect(schemaAt(path).Pattern).To(Equal(want), path)
 	},
-	Entry(nil, "spec.name", v1alpha1.LineTextPattern),
-	Entry(nil, "spec.description", v1alpha1.TextPattern),
-	Entry(nil, "spec.guidelines", v1alpha1.TextPattern),
-	Entry(nil, "spec.promptTemplate", v1alpha1.TextPattern),
-	Entry(nil, "status.description", v1alpha1.TextPattern),
-	Entry(nil, "status.guidelines", v1alpha1.TextPattern),
 	Entry(nil, "spec.projectId", v1alpha1.ResourceIDPattern),
 	Entry(nil, "spec.evalModelName", v1alpha1.ModelNamePattern),
 )
 
+// Text is checked by a CEL rule of its type (LineText, Text), whose message
+// says the rule; the field keeps its own maxLength, which bounds the rule's
+// cost, and no pattern, whose message would be the pattern.
+var _ = DescribeTable("the Metric CRD's text rules are the API package's",
+	func(path, pattern, message string, maxLength int64) {
+		props := schemaAt(path)
+		Expect(props.Pattern).To(BeEmpty(), path)
+		Expect(props.MaxLength).To(HaveValue(Equal(maxLength)), path)
+		Expect(props.XValidations).To(ConsistOf(apiextensionsv1.ValidationRule{
+			Rule:    "self.matches(r'" + pattern + "')",
+			Message: message,
+			Reason:  ptr.To(apiextensionsv1.FieldValueInvalid),
+		}), path)
+	},
+	Entry(nil, "spec.name", v1alpha1.LineTextPattern, v1alpha1.LineTextRule, int64(256)),
+	Entry(nil, "spec.description", v1alpha1.TextPattern, v1alpha1.TextRule, int64(4096)),
+	Entry(nil, "spec.guidelines", v1alpha1.TextPattern, v1alpha1.TextRule, int64(16384)),
+	Entry(nil, "spec.promptTemplate", v1alpha1.TextPattern, v1alpha1.TextRule, int64(32768)),
+	Entry(nil, "status.description", v1alpha1.TextPattern, v1alpha1.TextRule, int64(4096)),
+	Entry(nil, "status.guidelines", v1alpha1.TextPattern, v1alpha1.TextRule, int64(16384)),
+)
+
+// The messages the API server gives for text with a character YAML cannot
+// carry, written out here as a user reads them (the constants in text.go
+// must say the same, and the REST server's decoder uses those).
+const (
+	lineTextMessage = "must not contain control characters or Unicode non-characters (line breaks and tabs included)"
+	textMessage     = "must not contain control characters or Unicode non-characters (tab, line feed and carriage return are allowed)"
+)
+
+// textCause is the one field cause a refused text gives: the field and the
+// value, named, and the rule in words, not the pattern.
+func textCause(field, value, message string) []metav1.StatusCause {
+	return []metav1.StatusCause{{
+		Type:    metav1.CauseTypeFieldValueInvalid,
+		Field:   field,
+		Message: "Invalid value: " + strconv.Quote(value) + ": " + message,
+	}}
+}
+
 var _ = Describe("Metric text", func() {
-	refused := func(field, pattern string) func(r rune) {
+	refused := func(field, message string) func(r rune) {
 		return func(r rune) {
 			value := "ok" + string(r) + "ok"
 			// The API server only: kubectl eval validate reads YAML, which
 			// cannot carry most of these characters in the first place.
 			content := aiInt()
 			set(value, "spec", field)(content)
-			Expect(k8sClient.Create(ctx, object(content))).To(matchAdmission([]string{
-				"spec." + field + ": Invalid value: " + strconv.Quote(value) + ": spec." + field + " in body should match '" + pattern + "'",
-			}))
+			err := k8sClient.Create(ctx, object(content))
+			Expect(apierrors.ReasonForError(err)).To(Equal(metav1.StatusReasonInvalid), "%v", err)
+			Expect(causes(err)).To(Equal(textCause("spec."+field, value, message)))
+			Expect(err.Error()).NotTo(ContainSubstring("should match"), "the message says the rule, not the pattern")
 		}
 	}
-	DescribeTable("a name holding a control character or a non-character is refused", refused("name", v1alpha1.LineTextPattern),
+	DescribeTable("a name holding a control character or a non-character is refused", refused("name", lineTextMessage),
 		Entry("NUL", '\x00'), Entry("line feed", '\n'), Entry("tab", '\t'), Entry("ESC", '\x1b'),
 		Entry("DEL", '\x7f'), Entry("NEL (C1)", '\u0085'), Entry("C1 0x9F", '\u009f'),
 		Entry("U+FDD0", '\ufdd0'), Entry("U+FFFE", '\ufffe'), Entry("U+FFFF", '\uffff'), Entry("U+10FFFF", '\U0010ffff'),
 	)
 	DescribeTable("multi-line text holding a control character or a non-character is refused", func(field string, r rune) {
-		refused(field, v1alpha1.TextPattern)(r)
+		refused(field, textMessage)(r)
 	},
 		Entry("guidelines with DEL", "guidelines", '\x7f'),
 		Entry("guidelines with U+FFFF", "guidelines", '\uffff'),
+		Entry("description with NUL", "description", '\x00'),
 		Entry("description with C1 0x80", "description", '\u0080'),
+		Entry("description with U+FFFE", "description", '\ufffe'),
 		Entry("description with U+1FFFE", "description", '\U0001fffe'),
 		Entry("promptTemplate with a form feed", "promptTemplate", '\f'),
 		Entry("promptTemplate with U+FDEF", "promptTemplate", '\ufdef'),
@@ -94,12 +139,19 @@ var _ = Describe("Metric text", func() {
 		Entry("a name in any script", "name", "Treue · 忠実 · вірність 🙂"),
 		Entry("guidelines over several lines, with tabs", "guidelines", "line one\n\tline two\r\nline three"),
 		Entry("a promptTemplate with U+FFFD and U+FEFF", "promptTemplate", "{{outputs.response}} \ufffd\ufeff"),
+		Entry("a description at its longest, in four-byte characters", "description", strings.Repeat("🙂", 4096)),
+		Entry("a promptTemplate at its longest", "promptTemplate", strings.Repeat("p", 32768)),
 	)
 	It("refuses status text that the service could not have stored", func() {
 		obj := object(aiFloat())
 		Expect(k8sClient.Create(ctx, obj)).To(Succeed())
 		set("ok\x7fok", "status", "guidelines")(obj.Object)
-		Expect(k8sClient.Status().Update(ctx, obj)).To(MatchError(ContainSubstring(`status.guidelines: Invalid value: "ok\x7fok": guidelines in body should match`)))
+		err := k8sClient.Status().Update(ctx, obj)
+		Expect(causes(err)).To(Equal(textCause("status.guidelines", "ok\x7fok", textMessage)))
+	})
+	It("says the rule with the words of the REST server's decoder", func() {
+		Expect(v1alpha1.LineTextRule).To(Equal(lineTextMessage))
+		Expect(v1alpha1.TextRule).To(Equal(textMessage))
 	})
 })
 

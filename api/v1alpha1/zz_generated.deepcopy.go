@@ -290,17 +290,17 @@ func (in *MetricSpec) DeepCopyInto(out *MetricSpec) {
 	*out = *in
 	if in.Description != nil {
 		in, out := &in.Description, &out.Description
-		*out = new(string)
+		*out = new(Text)
 		**out = **in
 	}
 	if in.Guidelines != nil {
 		in, out := &in.Guidelines, &out.Guidelines
-		*out = new(string)
+		*out = new(Text)
 		**out = **in
 	}
 	if in.PromptTemplate != nil {
 		in, out := &in.PromptTemplate, &out.PromptTemplate
-		*out = new(string)
+		*out = new(Text)
 		**out = **in
 	}
 	if in.EvalModelName != nil {
@@ -350,12 +350,12 @@ func (in *MetricStatus) DeepCopyInto(out *MetricStatus) {
 	*out = *in
 	if in.Description != nil {
 		in, out := &in.Description, &out.Description
-		*out = new(string)
+		*out = new(Text)
 		**out = **in
 	}
 	if in.Guidelines != nil {
 		in, out := &in.Guidelines, &out.Guidelines
-		*out = new(string)
+		*out = new(Text)
 		**out = **in
 	}
 	if in.Temperature != nil {

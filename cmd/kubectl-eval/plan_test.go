@@ -53,7 +53,7 @@ var _ = Describe("plan --live", func() {
 		// another project, one new, one adopted; the deletion, and a new one.
 		var edited, moved, adopted v1alpha1.Metric
 		framework.NewMetric("", "edited", 0).DeepCopyInto(&edited)
-		edited.Spec.Description = ptr.To("changed")
+		edited.Spec.Description = ptr.To[v1alpha1.Text]("changed")
 		framework.NewMetric("", "moved", 0).DeepCopyInto(&moved)
 		moved.Spec.ProjectID = "proj-other"
 		framework.NewMetric("", "adopted", 0).DeepCopyInto(&adopted)
@@ -100,7 +100,7 @@ var _ = Describe("plan under management and adoption policies", func() {
 
 		var edited, byName, observer, idle v1alpha1.Metric
 		framework.NewMetric("", "mirror", 0).DeepCopyInto(&edited)
-		edited.Spec.ManagementPolicies, edited.Spec.Description = observe, ptr.To("changed")
+		edited.Spec.ManagementPolicies, edited.Spec.Description = observe, ptr.To[v1alpha1.Text]("changed")
 		framework.NewMetric("", "by-name", 0).DeepCopyInto(&byName)
 		byName.Spec.AdoptionPolicy = v1alpha1.AdoptionByName
 		framework.NewMetric("", "observer", 0).DeepCopyInto(&observer)
@@ -115,9 +115,9 @@ var _ = Describe("plan under management and adoption policies", func() {
 		Expect(err).NotTo(HaveOccurred(), stderr)
 		for _, want := range []string{
 			"Metric " + ns + `/mirror: report-drift: spec.description not sent, observed only: managementPolicies ["Observe"] do not allow Update` + "\n",
-			"Metric " + ns + `/by-name: adopt-by-name: the one remote Metric named "` + byName.Spec.Name +
+			"Metric " + ns + `/by-name: adopt-by-name: the one remote Metric named "` + string(byName.Spec.Name) +
 				`" in project proj-testbed; if there is none, create one` + "\n",
-			"Metric " + ns + `/observer: adopt-by-name: the one remote Metric named "` + observer.Spec.Name +
+			"Metric " + ns + `/observer: adopt-by-name: the one remote Metric named "` + string(observer.Spec.Name) +
 				`" in project proj-testbed; if there is none, wait for one (managementPolicies do not allow Create), observed only`,
 			"Metric " + ns + `/idle: nothing: no metric-id annotation, adoptionPolicy None and managementPolicies ["Observe"] without Create`,
 		} {

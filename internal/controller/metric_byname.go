@@ -96,7 +96,7 @@ func (r *MetricReconciler) listNamed(ctx context.Context, c remote.Client, m *v1
 	free []evalapi.Metric, complete bool, o outcome, res ctrl.Result, err error,
 ) {
 	named, complete, err := listWhere(ctx, c, m.Spec.ProjectID, byNamePages,
-		func(got evalapi.Metric) bool { return got.Name == m.Spec.Name })
+		func(got evalapi.Metric) bool { return got.Name == string(m.Spec.Name) })
 	if err != nil {
 		o, res, err := listFailure(m, err)
 		if o.reason == v1alpha1.ReasonCreateOutcomeUnknown {

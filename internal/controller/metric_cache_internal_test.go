@@ -41,8 +41,8 @@ func settledMetric() *v1alpha1.Metric {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m", Generation: 1,
 			Annotations: map[string]string{v1alpha1.MetricIDAnnotation: "met_1"}},
 		Spec: v1alpha1.MetricSpec{ProjectID: "p", Name: "judge", EvalType: "ai", OutputType: "int",
-			PromptTemplate: ptr.To("a long prompt {{outputs.response}}"), Guidelines: ptr.To("g"),
-			Description: ptr.To("d")},
+			PromptTemplate: ptr.To[v1alpha1.Text]("a long prompt {{outputs.response}}"), Guidelines: ptr.To[v1alpha1.Text]("g"),
+			Description: ptr.To[v1alpha1.Text]("d")},
 	}
 	remote.SetStatus(&m.Status, evalapi.ResponseFor("met_1", remote.RequestFor(&m.Spec)))
 	setConditions(&m.Status.Conditions, 1, ready(v1alpha1.ReasonCreated, "created"))
@@ -99,7 +99,7 @@ func TestMetricCacheTransformTrimsOnlySettledMetrics(t *testing.T) {
 
 func TestMetricCacheTransformTrimsLongTextsAtOnce(t *testing.T) {
 	long := func(m *v1alpha1.Metric, n int) *v1alpha1.Metric {
-		m.Spec.PromptTemplate = ptr.To(strings.Repeat("p", n))
+		m.Spec.PromptTemplate = ptr.To(v1alpha1.Text(strings.Repeat("p", n)))
 		m.Annotations, m.Status = nil, v1alpha1.MetricStatus{} // new: nothing recorded yet
 		return m
 	}
@@ -129,7 +129,7 @@ func TestTrimGuardNeverSendsATrimmedSpec(t *testing.T) {
 	}
 	m := cached()
 	withPrompt := m.DeepCopy()
-	withPrompt.Spec.PromptTemplate = ptr.To("a long prompt {{outputs.response}}")
+	withPrompt.Spec.PromptTemplate = ptr.To[v1alpha1.Text]("a long prompt {{outputs.response}}")
 	if err := c.Patch(ctx, m, client.MergeFrom(withPrompt)); !errors.Is(err, errTrimmedWrite) {
 		t.Errorf("a patch that would erase the prompt: %v, want it refused", err)
 	}

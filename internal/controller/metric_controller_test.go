@@ -92,13 +92,13 @@ type variant struct {
 func variants() map[string]variant {
 	tmpl := "Rate {{outputs.response}} for {{inputs.question}}"
 	return map[string]variant{
-		"ai-int": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "int", PromptTemplate: &tmpl, PassingThreshold: ptr.To(3.0)},
+		"ai-int": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "int", PromptTemplate: (*v1alpha1.Text)(&tmpl), PassingThreshold: ptr.To(3.0)},
 			`{"name":"m","evalType":"ai","outputType":"int","promptTemplate":"` + tmpl + `","passingThreshold":3}`},
-		"ai-float": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "float", PromptTemplate: &tmpl, EvalModelName: ptr.To("gpt-4o-mini"), Temperature: ptr.To(0.5)},
+		"ai-float": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "float", PromptTemplate: (*v1alpha1.Text)(&tmpl), EvalModelName: ptr.To("gpt-4o-mini"), Temperature: ptr.To(0.5)},
 			`{"name":"m","evalType":"ai","outputType":"float","promptTemplate":"` + tmpl + `","evalModelName":"gpt-4o-mini","temperature":0.5}`},
-		"ai-boolean": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "boolean", PromptTemplate: &tmpl, Description: ptr.To("d")},
+		"ai-boolean": {v1alpha1.MetricSpec{EvalType: "ai", OutputType: "boolean", PromptTemplate: (*v1alpha1.Text)(&tmpl), Description: ptr.To[v1alpha1.Text]("d")},
 			`{"name":"m","description":"d","evalType":"ai","outputType":"boolean","promptTemplate":"` + tmpl + `"}`},
-		"human-int": {v1alpha1.MetricSpec{EvalType: "human", OutputType: "int", Guidelines: ptr.To("be kind")},
+		"human-int": {v1alpha1.MetricSpec{EvalType: "human", OutputType: "int", Guidelines: ptr.To[v1alpha1.Text]("be kind")},
 			`{"name":"m","evalType":"human","outputType":"int","guidelines":"be kind"}`},
 		"human-float": {v1alpha1.MetricSpec{EvalType: "human", OutputType: "float", PassingThreshold: ptr.To(0.75)},
 			`{"name":"m","evalType":"human","outputType":"float","passingThreshold":0.75}`},
@@ -108,7 +108,7 @@ func variants() map[string]variant {
 			`{"name":"m","evalType":"heuristic","outputType":"int","passingThreshold":5}`},
 		"heuristic-float": {v1alpha1.MetricSpec{EvalType: "heuristic", OutputType: "float"},
 			`{"name":"m","evalType":"heuristic","outputType":"float"}`},
-		"heuristic-boolean": {v1alpha1.MetricSpec{EvalType: "heuristic", OutputType: "boolean", Guidelines: ptr.To("exact match")},
+		"heuristic-boolean": {v1alpha1.MetricSpec{EvalType: "heuristic", OutputType: "boolean", Guidelines: ptr.To[v1alpha1.Text]("exact match")},
 			`{"name":"m","evalType":"heuristic","outputType":"boolean","guidelines":"exact match"}`},
 	}
 }
@@ -175,8 +175,8 @@ var _ = Describe("Metric reconciler", func() {
 
 			// Status holds the response form, defaults included.
 			want := created.Metric
-			Expect(m.Status.Description).To(Equal(want.Description))
-			Expect(m.Status.Guidelines).To(HaveValue(Equal(want.Guidelines)))
+			Expect(m.Status.Description).To(Equal((*v1alpha1.Text)(want.Description)))
+			Expect(m.Status.Guidelines).To(HaveValue(Equal(v1alpha1.Text(want.Guidelines))))
 			Expect(m.Status.Temperature).To(Equal(want.Temperature))
 			Expect(m.Status.PassingThreshold).To(Equal(want.PassingThreshold))
 			if v.spec.EvalType == "ai" {
@@ -196,7 +196,7 @@ var _ = Describe("Metric reconciler", func() {
 	It("sends the whole of a prompt longer than the cache keeps, on create and on update", func() {
 		mgr := startManager(up.opts)
 		prompt := strings.Repeat("Rate {{outputs.response}}. ", 1000) // 27 KB
-		m := newMetric(ns, "long", v1alpha1.MetricSpec{EvalType: "ai", OutputType: "int", PromptTemplate: &prompt})
+		m := newMetric(ns, "long", v1alpha1.MetricSpec{EvalType: "ai", OutputType: "int", PromptTemplate: (*v1alpha1.Text)(&prompt)})
 		m.Spec.APIKeySecretRef = ref()
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
@@ -208,7 +208,7 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(metriccache.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
 
 		longer := prompt + "Be strict."
-		m.Spec.PromptTemplate = &longer
+		m.Spec.PromptTemplate = (*v1alpha1.Text)(&longer)
 		Expect(k8s.Update(rootCtx, m)).To(Succeed())
 		Eventually(readyCondition(m)).Should(And(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpdated),
 			HaveField("ObservedGeneration", m.Generation)))

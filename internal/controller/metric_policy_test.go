@@ -78,7 +78,7 @@ var _ = Describe("Metric management policies", func() {
 		BeforeEach(func() {
 			id = seed(evalapi.MetricRequest{Name: "m", EvalType: "human", OutputType: "boolean", Guidelines: ptr.To("from the UI")})
 			m = withPolicies(humanBoolean(ns, "mirror"), readOnly...)
-			m.Spec.Guidelines = ptr.To("from the UI")
+			m.Spec.Guidelines = ptr.To[v1alpha1.Text]("from the UI")
 			m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: id}
 			startManager(up.opts)
 			readyMetric(m, v1alpha1.ReasonObserved)
@@ -103,7 +103,7 @@ var _ = Describe("Metric management policies", func() {
 			nextCheck("drift")
 			Eventually(syncedCondition(m)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonDrifted),
 				HaveField("Message", And(ContainSubstring("description, guidelines"), Not(ContainSubstring("secret words"))))))
-			Expect(m.Status.Guidelines).To(Equal(ptr.To("edited in the UI")), "status is what the service holds")
+			Expect(m.Status.Guidelines).To(Equal(ptr.To[v1alpha1.Text]("edited in the UI")), "status is what the service holds")
 			Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
 			Expect(kstatusOf(m)).To(Equal(kstatus.CurrentStatus), "kstatus ignores Synced: Flux and kubectl wait see it Ready")
 			Eventually(driftedEvents(ns, m.Name)).Should(Equal(1))
@@ -125,7 +125,7 @@ var _ = Describe("Metric management policies", func() {
 		})
 
 		It("does not send a spec edit, and reports it", func() {
-			editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To("edited in Git") })
+			editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To[v1alpha1.Text]("edited in Git") })
 			Eventually(syncedCondition(m)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonDrifted),
 				HaveField("ObservedGeneration", m.Generation), HaveField("Message", ContainSubstring("guidelines"))))
 			Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
@@ -149,7 +149,7 @@ var _ = Describe("Metric management policies", func() {
 		id := readyMetric(m, v1alpha1.ReasonCreated)
 		Expect(syncedCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpToDate))
 
-		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Description = ptr.To("edited in Git") })
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Description = ptr.To[v1alpha1.Text]("edited in Git") })
 		Eventually(syncedCondition(m)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonDrifted),
 			HaveField("Message", ContainSubstring("differs from the spec in description"))))
 		Expect(readyCondition(m)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
@@ -248,7 +248,7 @@ var _ = Describe("Metric management policies", func() {
 			Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1), "only the seed: the list is still under way")
 			Eventually(readyCondition(m), 5*time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 			Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(2))
-			Expect(remoteNamed(up, m.Spec.Name)).To(ConsistOf(m.Status.ID))
+			Expect(remoteNamed(up, string(m.Spec.Name))).To(ConsistOf(m.Status.ID))
 		})
 
 		It("finds a copy another cluster created at the same instant, and holds at AmbiguousName until it is gone", func() {
@@ -309,7 +309,7 @@ var _ = Describe("Metric management policies", func() {
 				m := crashed(byName("crashed-creates"))
 				startManager(up.opts)
 				id := readyMetric(m, v1alpha1.ReasonCreated)
-				Expect(remoteNamed(up, m.Spec.Name)).To(ConsistOf(id))
+				Expect(remoteNamed(up, string(m.Spec.Name))).To(ConsistOf(id))
 				Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(Equal(1))
 			})
 		})
@@ -320,7 +320,7 @@ var _ = Describe("Metric management policies", func() {
 			held := readyMetric(holder, v1alpha1.ReasonCreated)
 			m := byName("second")
 			Expect(readyMetric(m, v1alpha1.ReasonCreated)).NotTo(Equal(held))
-			Expect(remoteNamed(up, m.Spec.Name)).To(HaveLen(2))
+			Expect(remoteNamed(up, string(m.Spec.Name))).To(HaveLen(2))
 		})
 	})
 })

@@ -109,7 +109,7 @@ var _ = Describe("Metric reconciler settling a create whose outcome is unknown",
 		// Newer Metrics push it to the list's second page; the first list fails.
 		for i := range 150 {
 			other := humanBoolean(ns, "other").Spec
-			other.Name = fmt.Sprintf("other-%03d", i)
+			other.Name = v1alpha1.LineText(fmt.Sprintf("other-%03d", i))
 			seed(other)
 		}
 		up.InjectFaults(evalapitest.OpListMetrics, evalapitest.Status500)

@@ -76,8 +76,8 @@ func updatedAtGeneration(m *v1alpha1.Metric) {
 func expectStatusOf(m *v1alpha1.Metric, remote evalapi.Metric) {
 	GinkgoHelper()
 	Expect(m.Status.ID).To(Equal(remote.ID))
-	Expect(m.Status.Description).To(Equal(remote.Description))
-	Expect(m.Status.Guidelines).To(HaveValue(Equal(remote.Guidelines)))
+	Expect(m.Status.Description).To(Equal((*v1alpha1.Text)(remote.Description)))
+	Expect(m.Status.Guidelines).To(HaveValue(Equal(v1alpha1.Text(remote.Guidelines))))
 	Expect(m.Status.Temperature).To(Equal(remote.Temperature))
 	Expect(m.Status.PassingThreshold).To(Equal(remote.PassingThreshold))
 	Expect(m.Status.EvalModelName).To(Equal(ptr.Deref(remote.EvalModelName, "")))
@@ -102,7 +102,7 @@ var _ = Describe("Metric updates", func() {
 		startManager(up.opts)
 		m := newMetric(ns, "edited", variants()["human-int"].spec)
 		m.Spec.APIKeySecretRef = ref()
-		m.Spec.Description = ptr.To("first")
+		m.Spec.Description = ptr.To[v1alpha1.Text]("first")
 		m.Spec.PassingThreshold = ptr.To(2.0)
 		id := readyMetric(m, v1alpha1.ReasonCreated)
 
@@ -129,7 +129,7 @@ var _ = Describe("Metric updates", func() {
 
 		editSpec(m, func(s *v1alpha1.MetricSpec) {
 			s.EvalType, s.OutputType = v1alpha1.EvalTypeAI, v1alpha1.OutputTypeFloat
-			s.PromptTemplate = ptr.To("Rate {{outputs.response}}")
+			s.PromptTemplate = ptr.To[v1alpha1.Text]("Rate {{outputs.response}}")
 		})
 		updatedAtGeneration(m)
 		remote := remoteOf(up, id)
@@ -170,7 +170,7 @@ var _ = Describe("Metric updates", func() {
 			m := humanBoolean(ns, "failing")
 			readyMetric(m, v1alpha1.ReasonCreated)
 			up.InjectFaults(evalapitest.OpUpdateMetric, fault)
-			editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To("new") })
+			editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To[v1alpha1.Text]("new") })
 			Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, reason))
 			Expect(meta.IsStatusConditionTrue(m.Status.Conditions, v1alpha1.ConditionStalled)).To(Equal(stalls))
 			if !stalls {
@@ -191,13 +191,13 @@ var _ = Describe("Metric updates", func() {
 		m := humanBoolean(ns, "rejected-update")
 		readyMetric(m, v1alpha1.ReasonCreated)
 		up.InjectFaults(evalapitest.OpUpdateMetric, evalapitest.Status(http.StatusBadRequest))
-		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To("refused") })
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To[v1alpha1.Text]("refused") })
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRejected))
 
 		touchSecret(ns, "again")
 		Consistently(func() int { return up.Calls(evalapitest.OpUpdateMetric) }, 2*time.Second).Should(Equal(1))
 
-		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To("accepted") })
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To[v1alpha1.Text]("accepted") })
 		updatedAtGeneration(m)
 		Expect(remoteOf(up, m.Status.ID).Guidelines).To(Equal("accepted"))
 	})
@@ -208,7 +208,7 @@ var _ = Describe("Metric updates", func() {
 		id := readyMetric(m, v1alpha1.ReasonCreated)
 		Expect(up.RemoveMetric(id)).To(BeTrue())
 
-		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To("new") })
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Guidelines = ptr.To[v1alpha1.Text]("new") })
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRemoteNotFound))
 		Expect(meta.IsStatusConditionTrue(m.Status.Conditions, v1alpha1.ConditionStalled)).To(BeTrue())
 		Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.MetricIDAnnotation, id))
@@ -223,7 +223,7 @@ var _ = Describe("Metric updates", func() {
 		editSpec(m, func(s *v1alpha1.MetricSpec) { s.Temperature, s.PassingThreshold = ptr.To(1.5), nil })
 		updatedAtGeneration(m)
 		expectStatusOf(m, evalapi.Metric{ID: id, Name: "m", EvalType: "ai", OutputType: "int",
-			PromptTemplate: variants()["ai-int"].spec.PromptTemplate, EvalModelName: ptr.To("gpt-4o"), Temperature: ptr.To(1.5),
+			PromptTemplate: (*string)(variants()["ai-int"].spec.PromptTemplate), EvalModelName: ptr.To("gpt-4o"), Temperature: ptr.To(1.5),
 			PassingThreshold: ptr.To(4.0)})
 	})
 })

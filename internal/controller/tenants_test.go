@@ -212,7 +212,7 @@ var _ = Describe("A namespace that resolved to the wrong service by mistake", fu
 			if err := k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m); err != nil {
 				return err
 			}
-			m.Spec.Guidelines = ptr.To("edited")
+			m.Spec.Guidelines = ptr.To[v1alpha1.Text]("edited")
 			return k8s.Update(rootCtx, m)
 		}).Should(Succeed())
 		Eventually(stalledReason(m)).Should(Equal(v1alpha1.ReasonServiceChanged))

@@ -44,8 +44,8 @@ func remoteMetrics(ctx SpecContext, upstream *evalapitest.Server, project string
 	for i := range n {
 		spec := framework.NewMetric("", fmt.Sprintf("Metric %d", i), i).Spec
 		if i%3 == 0 {
-			spec.Description = ptr.To("from the web UI")
-			spec.Guidelines = ptr.To("be fair")
+			spec.Description = ptr.To[v1alpha1.Text]("from the web UI")
+			spec.Guidelines = ptr.To[v1alpha1.Text]("be fair")
 		}
 		m, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, remote.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())

@@ -28,12 +28,12 @@ import (
 // fields stay unset, so the service applies its own defaults.
 func RequestFor(s *v1alpha1.MetricSpec) evalapi.MetricRequest {
 	return evalapi.MetricRequest{
-		Name:             s.Name,
-		Description:      s.Description,
+		Name:             string(s.Name),
+		Description:      (*string)(s.Description),
 		EvalType:         string(s.EvalType),
 		OutputType:       string(s.OutputType),
-		Guidelines:       s.Guidelines,
-		PromptTemplate:   s.PromptTemplate,
+		Guidelines:       (*string)(s.Guidelines),
+		PromptTemplate:   (*string)(s.PromptTemplate),
 		EvalModelName:    s.EvalModelName,
 		Temperature:      s.Temperature,
 		PassingThreshold: s.PassingThreshold,
@@ -85,12 +85,12 @@ func copyOf[T any](p *T) *T {
 func SpecFor(projectID string, req evalapi.MetricRequest) v1alpha1.MetricSpec {
 	return v1alpha1.MetricSpec{
 		ProjectID:        v1alpha1.ResourceID(projectID),
-		Name:             req.Name,
-		Description:      req.Description,
+		Name:             v1alpha1.LineText(req.Name),
+		Description:      (*v1alpha1.Text)(req.Description),
 		EvalType:         v1alpha1.EvalType(req.EvalType),
 		OutputType:       v1alpha1.OutputType(req.OutputType),
-		Guidelines:       req.Guidelines,
-		PromptTemplate:   req.PromptTemplate,
+		Guidelines:       (*v1alpha1.Text)(req.Guidelines),
+		PromptTemplate:   (*v1alpha1.Text)(req.PromptTemplate),
 		EvalModelName:    req.EvalModelName,
 		Temperature:      req.Temperature,
 		PassingThreshold: req.PassingThreshold,
@@ -122,8 +122,8 @@ func ResourceIDs(ids []string) []v1alpha1.ResourceID {
 // SetStatus records in st the response-form values the service returned.
 func SetStatus(st *v1alpha1.MetricStatus, resp evalapi.Metric) {
 	st.ID = resp.ID
-	st.Description = resp.Description
-	st.Guidelines = &resp.Guidelines
+	st.Description = (*v1alpha1.Text)(resp.Description)
+	st.Guidelines = (*v1alpha1.Text)(&resp.Guidelines)
 	st.EvalModelName = ""
 	if resp.EvalModelName != nil {
 		st.EvalModelName = *resp.EvalModelName
@@ -142,10 +142,10 @@ func ResponseOf(m *v1alpha1.Metric) evalapi.Metric {
 	res := evalapi.ResponseFor(m.RecordedID(), RequestFor(&m.Spec))
 	st := m.Status
 	if st.Description != nil && validText(*st.Description, 4096) {
-		res.Description = st.Description
+		res.Description = (*string)(st.Description)
 	}
 	if st.Guidelines != nil && validText(*st.Guidelines, 16384) {
-		res.Guidelines = *st.Guidelines
+		res.Guidelines = string(*st.Guidelines)
 	}
 	// ResponseFor set exactly the fields this variant has; only those are overridden.
 	if res.EvalModelName != nil && st.EvalModelName != "" && v1alpha1.ValidModelName(st.EvalModelName) {
@@ -161,8 +161,8 @@ func ResponseOf(m *v1alpha1.Metric) evalapi.Metric {
 }
 
 // validText applies the CRD's rules of a text field: its bound and ValidText.
-func validText(s string, maxLen int) bool {
-	return len(s) <= maxLen && v1alpha1.ValidText(s)
+func validText(s v1alpha1.Text, maxLen int) bool {
+	return len(s) <= maxLen && v1alpha1.ValidText(string(s))
 }
 
 // validThreshold applies the CRD's passingThreshold rules of outputType.

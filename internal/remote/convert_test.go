@@ -94,7 +94,9 @@ var _ = Describe("Differs", func() {
 			r.EvalModelName, r.Temperature, r.PassingThreshold, r.Description, r.Guidelines = ptr("gpt-4o"), ptr(0.0), ptr(4.0), nil, ""
 		}, false),
 		Entry("name", func(r *evalapi.Metric, _ *v1alpha1.MetricSpec) { r.Name = "renamed" }, true),
-		Entry("description null, desired empty", func(r *evalapi.Metric, s *v1alpha1.MetricSpec) { r.Description, s.Description = nil, ptr("") }, true),
+		Entry("description null, desired empty", func(r *evalapi.Metric, s *v1alpha1.MetricSpec) {
+			r.Description, s.Description = nil, ptr[v1alpha1.Text]("")
+		}, true),
 		Entry("description empty, desired null", func(r *evalapi.Metric, s *v1alpha1.MetricSpec) { r.Description, s.Description = ptr(""), nil }, true),
 		Entry("description", func(r *evalapi.Metric, _ *v1alpha1.MetricSpec) { r.Description = ptr("other") }, true),
 		Entry("evalType", func(r *evalapi.Metric, _ *v1alpha1.MetricSpec) { r.EvalType = "heuristic" }, true),

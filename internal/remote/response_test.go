@@ -28,11 +28,11 @@ import (
 func TestResponseOfServesOnlyValidStatus(t *testing.T) {
 	m := &evaluationv1alpha1.Metric{Spec: evaluationv1alpha1.MetricSpec{
 		ProjectID: "p", Name: "n", EvalType: evaluationv1alpha1.EvalTypeAI, OutputType: evaluationv1alpha1.OutputTypeFloat,
-		PromptTemplate: ptr("{{outputs.response}}"), PassingThreshold: ptr(0.8), Guidelines: ptr("spec"),
+		PromptTemplate: ptr[evaluationv1alpha1.Text]("{{outputs.response}}"), PassingThreshold: ptr(0.8), Guidelines: ptr[evaluationv1alpha1.Text]("spec"),
 	}}
 	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1",
 		PassingThreshold: ptr(99.0), Temperature: ptr(7.0), EvalModelName: "bad model\x7f",
-		Guidelines: ptr("bad\uffff"), Description: ptr("bad\x00")}
+		Guidelines: ptr[evaluationv1alpha1.Text]("bad\uffff"), Description: ptr[evaluationv1alpha1.Text]("bad\x00")}
 	res := remote.ResponseOf(m)
 	if *res.PassingThreshold != 0.8 || *res.Temperature != 0 || *res.EvalModelName != "gpt-4o" ||
 		res.Guidelines != "spec" || res.Description != nil {
@@ -40,7 +40,7 @@ func TestResponseOfServesOnlyValidStatus(t *testing.T) {
 	}
 
 	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1", PassingThreshold: ptr(0.5), Temperature: ptr(1.0),
-		EvalModelName: "openai/gpt-4o@2024", Guidelines: ptr("line\nline"), Description: ptr("d")}
+		EvalModelName: "openai/gpt-4o@2024", Guidelines: ptr[evaluationv1alpha1.Text]("line\nline"), Description: ptr[evaluationv1alpha1.Text]("d")}
 	res = remote.ResponseOf(m)
 	if *res.PassingThreshold != 0.5 || *res.Temperature != 1 || *res.EvalModelName != "openai/gpt-4o@2024" ||
 		res.Guidelines != "line\nline" || *res.Description != "d" {

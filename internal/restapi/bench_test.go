@@ -143,7 +143,7 @@ func benchMetric(t tenant) *evaluationv1alpha1.Metric {
 		ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, GenerateName: "raw-"},
 		Spec: evaluationv1alpha1.MetricSpec{
 			ProjectID: "proj-1", Name: "m", EvalType: "ai", OutputType: "int",
-			PromptTemplate:  ptr.To("Rate {{outputs.response}}"),
+			PromptTemplate:  ptr.To[evaluationv1alpha1.Text]("Rate {{outputs.response}}"),
 			APIKeySecretRef: &evaluationv1alpha1.SecretKeySelector{Name: t.secret, Key: "apiKey"},
 		},
 	}

@@ -300,10 +300,10 @@ var _ = Describe("PATCH /metrics/{metricId}", func() {
 		rep := patchMetric(t, id, `{"evalType":"ai","outputType":"int","name":"judge 2","promptTemplate":"q"}`)
 		Expect(rep.status).To(Equal(http.StatusOK), "body: %s", rep.body)
 		m := metricByID(t, id)
-		Expect(m.Spec.Name).To(Equal("judge 2"))
-		Expect(m.Spec.PromptTemplate).To(Equal(ptr.To("q")))
-		Expect(m.Spec.Description).To(Equal(ptr.To("d")))
-		Expect(m.Spec.Guidelines).To(Equal(ptr.To("g")))
+		Expect(m.Spec.Name).To(Equal(evaluationv1alpha1.LineText("judge 2")))
+		Expect(m.Spec.PromptTemplate).To(Equal(ptr.To[evaluationv1alpha1.Text]("q")))
+		Expect(m.Spec.Description).To(Equal(ptr.To[evaluationv1alpha1.Text]("d")))
+		Expect(m.Spec.Guidelines).To(Equal(ptr.To[evaluationv1alpha1.Text]("g")))
 		Expect(m.Spec.Temperature).To(Equal(ptr.To(0.5)))
 		Expect(m.Spec.PassingThreshold).To(Equal(ptr.To(3.0)))
 		Expect(m.Spec.EvalModelName).To(BeNil(), "a default left to the service stays unset")
@@ -327,8 +327,8 @@ var _ = Describe("PATCH /metrics/{metricId}", func() {
 		Expect(spec.PromptTemplate).To(BeNil())
 		Expect(spec.Temperature).To(BeNil())
 		Expect(spec.PassingThreshold).To(BeNil())
-		Expect(spec.Name).To(Equal("judge"))
-		Expect(spec.Guidelines).To(Equal(ptr.To("g")))
+		Expect(spec.Name).To(Equal(evaluationv1alpha1.LineText("judge")))
+		Expect(spec.Guidelines).To(Equal(ptr.To[evaluationv1alpha1.Text]("g")))
 		Expect(decodeAny(rep.body)).To(And(HaveKeyWithValue("evalType", "heuristic"), Not(HaveKey("promptTemplate")),
 			Not(HaveKey("temperature")), Not(HaveKey("passingThreshold"))))
 	})
@@ -344,7 +344,7 @@ var _ = Describe("PATCH /metrics/{metricId}", func() {
 	It("edits a Metric made with kubectl", func() {
 		kid := kubectlMetric(t)
 		Expect(patchMetric(t, kid, `{"evalType":"ai","outputType":"int","guidelines":"new"}`).status).To(Equal(http.StatusOK))
-		Expect(metricByID(t, kid).Spec.Guidelines).To(Equal(ptr.To("new")))
+		Expect(metricByID(t, kid).Spec.Guidelines).To(Equal(ptr.To[evaluationv1alpha1.Text]("new")))
 	})
 
 	DescribeTable("answers 400 VALIDATION_ERROR naming the field, and changes nothing",

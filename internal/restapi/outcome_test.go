@@ -39,7 +39,7 @@ func metricWith(conds ...metav1.Condition) *evaluationv1alpha1.Metric {
 	m := &evaluationv1alpha1.Metric{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m", Generation: 2},
 		Spec: evaluationv1alpha1.MetricSpec{
-			ProjectID: "p", Name: "m", EvalType: "ai", OutputType: "int", PromptTemplate: ptr.To("p"),
+			ProjectID: "p", Name: "m", EvalType: "ai", OutputType: "int", PromptTemplate: ptr.To[evaluationv1alpha1.Text]("p"),
 		},
 		Status: evaluationv1alpha1.MetricStatus{ID: "met_1", Conditions: conds},
 	}
@@ -121,7 +121,7 @@ func TestJudgeAnswersWithServedValues(t *testing.T) {
 	m := metricWith(cond(condReady, metav1.ConditionTrue, evaluationv1alpha1.ReasonCreated, 2))
 	m.Status.EvalModelName = "served-model"
 	m.Status.PassingThreshold = ptr.To(5.0)
-	m.Status.Guidelines = ptr.To("from the service")
+	m.Status.Guidelines = ptr.To[evaluationv1alpha1.Text]("from the service")
 	res, _, _ := judge(createMetric(), m)
 	want := evalapi.Metric{
 		ID: "met_1", Name: "m", EvalType: "ai", OutputType: "int", Guidelines: "from the service",

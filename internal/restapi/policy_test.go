@@ -76,7 +76,7 @@ var _ = Describe("writes a Metric's managementPolicies forbid", func() {
 
 		Expect(h.k8s.Get(context.Background(), client.ObjectKeyFromObject(m), m)).To(Succeed())
 		Expect(m.Generation).To(Equal(generation))
-		Expect(m.Spec.Name).NotTo(Equal("renamed"))
+		Expect(m.Spec.Name).NotTo(Equal(evaluationv1alpha1.LineText("renamed")))
 		Expect(m.DeletionTimestamp).To(BeNil())
 	})
 
@@ -86,7 +86,7 @@ var _ = Describe("writes a Metric's managementPolicies forbid", func() {
 		rep := patchMetric(t, id, `{"evalType":"human","outputType":"boolean","name":"renamed"}`)
 		Expect(rep.status).To(Equal(http.StatusOK), "body: %s", rep.body)
 		Expect(h.k8s.Get(context.Background(), client.ObjectKeyFromObject(m), m)).To(Succeed())
-		Expect(m.Spec.Name).To(Equal("renamed"))
+		Expect(m.Spec.Name).To(Equal(evaluationv1alpha1.LineText("renamed")))
 		Expect(m.Spec.ManagementPolicies).To(ConsistOf(evaluationv1alpha1.ManagementUpdate))
 	})
 })

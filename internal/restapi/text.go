@@ -24,10 +24,10 @@ import (
 )
 
 // The free text of a Metric request is checked here, before anything is
-// written, with the rules the CRD's patterns state (one definition, in the
+// written, with the rules the CRD's CEL rules state (one definition, in the
 // API package): no control characters, no non-characters, valid UTF-8. The
-// API server would refuse the same values, naming the pattern; this names
-// the rule, and no write is attempted.
+// API server would refuse the same values with the same words; checking
+// here means no write is attempted.
 
 // requestTextErrors checks the text of a create.
 func requestTextErrors(req evalapi.MetricRequest) []fieldError {
@@ -42,7 +42,7 @@ func updateTextErrors(u evalapi.MetricUpdate) []fieldError {
 func textErrors(name, description, guidelines, promptTemplate *string) []fieldError {
 	var errs []fieldError
 	if name != nil && !evaluationv1alpha1.ValidLineText(*name) {
-		errs = append(errs, fieldError{Field: "name", Message: evaluationv1alpha1.TextRule + " (line breaks and tabs included)"})
+		errs = append(errs, fieldError{Field: "name", Message: evaluationv1alpha1.LineTextRule})
 	}
 	for _, f := range []struct {
 		field string

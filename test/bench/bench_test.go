@@ -175,8 +175,8 @@ func newMetric(namespace, name string, i int) *v1alpha1.Metric {
 	if *flagPromptBytes <= 0 {
 		return m
 	}
-	pad := func(s string, limit int) *string {
-		return ptr.To(s + strings.Repeat(".", max(0, min(*flagPromptBytes, limit)-len(s))))
+	pad := func(s v1alpha1.Text, limit int) *v1alpha1.Text {
+		return ptr.To(s + v1alpha1.Text(strings.Repeat(".", max(0, min(*flagPromptBytes, limit)-len(s)))))
 	}
 	if m.Spec.PromptTemplate != nil {
 		m.Spec.PromptTemplate = pad(*m.Spec.PromptTemplate, 32768)

@@ -101,7 +101,7 @@ var _ = Describe("Argo CD health checks", func() {
 		Expect(k8s.Create(ctx, mirror)).To(Succeed())
 		expect(mirror, "healthy-observed", argocd.Healthy, "Observed: read remote Metric "+elsewhere.ID)
 		edited := mirror.DeepCopy()
-		edited.Spec.Description = ptr.To("edited in Git")
+		edited.Spec.Description = ptr.To[v1alpha1.Text]("edited in Git")
 		Expect(k8s.Patch(ctx, edited, client.MergeFrom(mirror))).To(Succeed())
 		expect(edited, "degraded-drifted", argocd.Degraded, "Drifted: the remote Metric differs from the spec in description")
 

@@ -112,7 +112,7 @@ func failoverMetric(namespace string, i int) *v1alpha1.Metric {
 		ObjectMeta: metav1.ObjectMeta{Name: metricName(i), Namespace: namespace},
 		Spec: v1alpha1.MetricSpec{
 			ProjectID:       "proj_e2e",
-			Name:            metricName(i),
+			Name:            v1alpha1.LineText(metricName(i)),
 			EvalType:        v1alpha1.EvalTypeHeuristic,
 			OutputType:      v1alpha1.OutputTypeBoolean,
 			APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "evaluation-api-key"},

@@ -90,9 +90,9 @@ var _ = Describe("An operator whose service is another operator's REST server", 
 		Eventually(hubCopy).Should(HaveField("Spec.Name", m.Spec.Name), "the hub holds the spoke's Metric")
 
 		Expect(spoke.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		m.Spec.Guidelines = ptr.To("edited on the spoke")
+		m.Spec.Guidelines = ptr.To[v1alpha1.Text]("edited on the spoke")
 		Expect(spoke.Update(ctx, m)).To(Succeed())
-		Eventually(hubCopy).Should(HaveField("Spec.Guidelines", HaveValue(Equal("edited on the spoke"))))
+		Eventually(hubCopy).Should(HaveField("Spec.Guidelines", HaveValue(Equal(v1alpha1.Text("edited on the spoke")))))
 
 		Expect(spoke.Delete(ctx, m)).To(Succeed())
 		Eventually(hubCopy).Should(BeNil(), "deleting the spoke's Metric deleted the hub's")

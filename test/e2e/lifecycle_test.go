@@ -48,7 +48,7 @@ var _ = Describe("A Metric's life", func() {
 		// Edited in Git: one PATCH carrying the new variant.
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 		m.Spec.OutputType = v1alpha1.OutputTypeFloat
-		m.Spec.Guidelines = ptr.To("Half a point for a partial answer.")
+		m.Spec.Guidelines = ptr.To[v1alpha1.Text]("Half a point for a partial answer.")
 		Expect(k8s.Update(ctx, m)).To(Succeed())
 		Expect(readyWith(ctx, m, v1alpha1.ReasonUpdated)).To(Equal(id))
 		Expect(upstream.Calls(evalapitest.OpUpdateMetric)).To(Equal(1))

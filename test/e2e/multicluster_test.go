@@ -254,7 +254,7 @@ var _ = Describe("Several clusters, one repository", Ordered, func() {
 		}
 		duplicated := 0
 		for i, m := range ms {
-			switch remotes[m.Spec.Name] {
+			switch remotes[string(m.Spec.Name)] {
 			case 1:
 				Expect(first[i].Status.ID).To(Equal(second[i].Status.ID), "one remote Metric, held by both")
 			case 2:
@@ -262,7 +262,7 @@ var _ = Describe("Several clusters, one repository", Ordered, func() {
 				Expect(stalledOn(&first[i], v1alpha1.ReasonAmbiguousName) || stalledOn(&second[i], v1alpha1.ReasonAmbiguousName)).
 					To(BeTrue(), "the pair of %s is reported, not silent: %v, %v", m.Spec.Name, first[i].Status.Conditions, second[i].Status.Conditions)
 			default:
-				Fail(fmt.Sprintf("%d remote Metrics named %s", remotes[m.Spec.Name], m.Spec.Name))
+				Fail(fmt.Sprintf("%d remote Metrics named %s", remotes[string(m.Spec.Name)], m.Spec.Name))
 			}
 		}
 		AddReportEntry("two writers started together", fmt.Sprintf(

@@ -69,7 +69,7 @@ var _ = Describe("The REST server", func() {
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(&m), &m)).To(Succeed())
 			g.Expect(m.Status.ID).To(Equal(created.ID))
 		}).Should(Succeed())
-		Expect(m.Spec.Name).To(Equal("Exact match"))
+		Expect(m.Spec.Name).To(Equal(v1alpha1.LineText("Exact match")))
 		Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj_e2e"))
 		Expect(m.Spec.APIKeySecretRef).To(HaveValue(HaveField("Name", "rest-key")))
 		Eventually(kstatusOf(ctx, v1alpha1.GroupVersion.WithKind("Metric"), client.ObjectKeyFromObject(&m))).
@@ -119,7 +119,7 @@ var _ = Describe("The REST server", func() {
 		Expect(code).To(Equal(http.StatusOK), string(answer))
 		Expect(decodeJSON(answer)).To(HaveKeyWithValue("name", "renamed"))
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		Expect(m.Spec.Name).To(Equal("renamed"), "kubectl sees the update")
+		Expect(m.Spec.Name).To(Equal(v1alpha1.LineText("renamed")), "kubectl sees the update")
 
 		code, answer, err = call(ctx, http.MethodDelete, metric, key, "")
 		Expect(err).NotTo(HaveOccurred())

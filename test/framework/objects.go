@@ -50,13 +50,13 @@ func NewMetric(namespace, name string, i int) *v1alpha1.Metric {
 	v := i % Variants
 	spec := v1alpha1.MetricSpec{
 		ProjectID:       "proj-testbed",
-		Name:            name,
+		Name:            v1alpha1.LineText(name),
 		EvalType:        evalTypes[v/len(outputTypes)],
 		OutputType:      outputTypes[v%len(outputTypes)],
 		APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: KeySecretName},
 	}
 	if spec.EvalType == v1alpha1.EvalTypeAI {
-		spec.PromptTemplate = ptr.To("Rate {{outputs.response}} from 1 to 5")
+		spec.PromptTemplate = ptr.To[v1alpha1.Text]("Rate {{outputs.response}} from 1 to 5")
 	}
 	return &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Spec: spec}
 }

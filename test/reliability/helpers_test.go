@@ -194,7 +194,7 @@ func (f *fixture) expectNothingLost(ctx context.Context) (toAdopt int) {
 	var list v1alpha1.MetricList
 	Expect(k8s.List(ctx, &list, client.InNamespace(f.ns))).To(Succeed())
 	for _, m := range list.Items {
-		remote := ids[m.Spec.Name]
+		remote := ids[string(m.Spec.Name)]
 		Expect(len(remote)).To(BeNumerically("<=", 1), "Metric %s was created %d times", m.Name, len(remote))
 		if status, _ := framework.Ready(&m); status != metav1.ConditionTrue {
 			toAdopt += len(remote)
