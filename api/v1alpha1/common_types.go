@@ -271,9 +271,17 @@ type ServiceReference struct {
 // String is "Kind/name".
 func (r ServiceReference) String() string { return string(r.Kind) + "/" + r.Name }
 
-// ResolvedServiceFlags is status.service of an object served by the
-// manager's own flags (--api-url, or standalone without it).
-const ResolvedServiceFlags = "ManagerFlags"
+// Status.service of an object served by the manager's own flags. Neither
+// names a service object, so neither counts as one's user. Pre-release
+// builds of 0.2.0 wrote ResolvedServiceFlags without --api-url too; such an
+// object is served as before and says Standalone after its next reconcile.
+const (
+	// ResolvedServiceFlags: the service at the manager's --api-url.
+	ResolvedServiceFlags = "ManagerFlags"
+	// ResolvedServiceStandalone: no --api-url, the cluster is the system of
+	// record.
+	ResolvedServiceStandalone = "Standalone"
+)
 
 // ResourceID identifies a project, testset or testcase of the Evaluation Service.
 // +kubebuilder:validation:MinLength=1
@@ -309,8 +317,9 @@ type DeletionStatus struct {
 	ObservedRetry string `json:"observedRetry,omitempty"`
 
 	// service is the service connection this object resolved to:
-	// `EvaluationService/<name>`, `ClusterEvaluationService/<name>`, or
-	// `ManagerFlags` (the operator's --api-url, or standalone without it).
+	// `EvaluationService/<name>`, `ClusterEvaluationService/<name>`,
+	// `ManagerFlags` (the operator's --api-url) or `Standalone` (the
+	// operator's flags without --api-url).
 	// +optional
 	// +kubebuilder:validation:MaxLength=300
 	Service string `json:"service,omitempty"`

@@ -263,8 +263,9 @@ type MetricStatus struct {
 	ObservedRetry string `json:"observedRetry,omitempty"`
 
 	// service is the service connection this Metric resolved to:
-	// `EvaluationService/<name>`, `ClusterEvaluationService/<name>`, or
-	// `ManagerFlags` (the operator's --api-url, or standalone without it).
+	// `EvaluationService/<name>`, `ClusterEvaluationService/<name>`,
+	// `ManagerFlags` (the operator's --api-url) or `Standalone` (the
+	// operator's flags without --api-url).
 	// +optional
 	// +kubebuilder:validation:MaxLength=300
 	Service string `json:"service,omitempty"`

@@ -176,6 +176,8 @@ var _ = Describe("Deletion reconcilers", func() {
 		Eventually(readyCondition(tc)).Should(And(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted),
 			HaveField("Message", "standalone: no service holds the 250 testcases, so there was nothing to delete")))
 		Expect(tc.Status.Deleted).To(BeEquivalentTo(250))
+		Expect(ts.Status.Service).To(Equal("Standalone"))
+		Expect(tc.Status.Service).To(Equal("Standalone"))
 	})
 
 	It("completes the largest bulk deletion in standalone mode with one status write", func() {

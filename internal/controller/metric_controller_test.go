@@ -453,6 +453,30 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(m.Status.ID).NotTo(BeEmpty())
 		Expect(m.Status.EvalModelName).To(Equal("gpt-4o"))
 		Expect(m.Status.PassingThreshold).To(HaveValue(Equal(3.0)))
+		Expect(m.Status.Service).To(Equal("Standalone"), "the manager's flags, without --api-url")
+	})
+
+	It("takes a standalone Metric recorded as ManagerFlags by an earlier build as it is, and says Standalone", func() {
+		mgr := startManager(managerOptions{})
+		m := newMetric(ns, "local", variants()["ai-int"].spec)
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		id := m.Status.ID
+		mgr.stop()
+
+		// What an earlier build wrote for the manager's flags, with or without --api-url.
+		m.Status.Service = "ManagerFlags"
+		Expect(k8s.Status().Update(rootCtx, m)).To(Succeed())
+		startManager(managerOptions{})
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+			return m.Status.Service
+		}).Should(Equal("Standalone"))
+		Expect(m.Status.ID).To(Equal(id), "the same Metric, not a new one")
+		Expect(m.Annotations).To(HaveKeyWithValue(v1alpha1.ServiceAnnotation, remote.Standalone))
+		Expect(meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)).To(
+			haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		Expect(warningEvents(ns, "local")(Default)).To(BeEmpty())
 	})
 
 	It("writes a standalone Metric twice, id and status, with no create-pending guard", func() {

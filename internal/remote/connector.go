@@ -179,7 +179,8 @@ func (c *Connector) KeySecretName(obj v1alpha1.Object) string {
 // Connection is one object's resolved service.
 type Connection struct {
 	// Service names the service connection: "EvaluationService/<name>",
-	// "ClusterEvaluationService/<name>" or v1alpha1.ResolvedServiceFlags.
+	// "ClusterEvaluationService/<name>", v1alpha1.ResolvedServiceFlags or
+	// v1alpha1.ResolvedServiceStandalone.
 	Service string
 	// Endpoint is the service's normalised base URL, or Standalone: the
 	// service a remote id belongs to.

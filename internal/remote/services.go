@@ -73,11 +73,11 @@ type service struct {
 
 // flagsService is the service of the manager's flags.
 func flagsService(d Defaults) *service {
-	s := &service{name: v1alpha1.ResolvedServiceFlags, endpoint: Standalone, svc: d.Service, close: func() {}}
+	s := &service{name: v1alpha1.ResolvedServiceStandalone, endpoint: Standalone, svc: d.Service, close: func() {}}
 	if d.Service == nil {
 		return s
 	}
-	s.endpoint = "--api-url"
+	s.name, s.endpoint = v1alpha1.ResolvedServiceFlags, "--api-url"
 	if b, ok := d.Service.(interface{ BaseURL() string }); ok {
 		s.endpoint = NormalizeURL(b.BaseURL())
 	}
@@ -381,7 +381,8 @@ func ServiceKey(so metav1.Object) string {
 }
 
 // UsersKey is the ServiceKey of the service obj resolved to (its
-// status.service), or "" for the manager's flags.
+// status.service), or "" for the manager's flags (ManagerFlags or
+// Standalone, which hold no "/").
 func UsersKey(obj v1alpha1.Object) string {
 	kind, name, ok := strings.Cut(obj.GetResolvedService(), "/")
 	switch {

@@ -117,6 +117,21 @@ var _ = Describe("Resolving an object's service", func() {
 		Expect(conn.Endpoint).To(Equal("https://flags.example.com/api/v2"), "normalised: case, default port, trailing slash")
 	})
 
+	It("names the flags Standalone without --api-url, and counts neither name as a service object's user", func() {
+		c := fake.NewClientBuilder().WithScheme(newScheme()).Build()
+		conn, err := remote.NewConnector(c, remote.Defaults{Services: c}).Connect(ctx, metricIn("a", "1"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(conn.Service).To(Equal("Standalone"))
+		Expect(conn.Endpoint).To(Equal(remote.Standalone))
+
+		// ManagerFlags is also what earlier builds wrote without --api-url.
+		for _, recorded := range []string{"Standalone", "ManagerFlags"} {
+			m := metricIn("a", "2")
+			m.Status.Service = recorded
+			Expect(remote.UsersKey(m)).To(BeEmpty(), recorded)
+		}
+	})
+
 	It("never crosses namespaces with a namespaced reference", func() {
 		m := metricIn("b", "1")
 		m.Spec.ServiceRef = &v1alpha1.ServiceReference{Kind: v1alpha1.KindEvaluationService, Name: "own"}
