@@ -165,6 +165,22 @@ dev: build envtest ## Run a local control plane and the manager (standalone, RES
 test-e2e: manifests generate envtest ginkgo promtool ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).
 	PROMQL_NAMES=$(PROMQL_NAMES) $(GINKGO) $(GINKGO_FLAGS) ./test/e2e
 
+.PHONY: cluster
+# The real node runs IMG as built by make image; the chart's default image
+# name and tag are the same, and its IfNotPresent pull policy finds it there.
+cluster: image ## Start a real one-node cluster on this machine (root; containerd, runc, CNI from Debian; Kubernetes built from module sources) with IMG imported; KUBECONFIG=.cluster/kubeconfig.
+	hack/cluster/cluster.sh up
+	hack/cluster/cluster.sh load $(IMAGE_DIR)/eval-operator.tar
+
+.PHONY: cluster-down
+cluster-down: ## Stop the real node and undo every change it made to the machine (processes, mounts, bridge, rules, cgroups, sysctls).
+	hack/cluster/cluster.sh down
+
+.PHONY: test-cluster
+test-cluster: ginkgo helm kustomize ## Run the operator as pods on the real node (make cluster first): installs, probes, RBAC, the REST Service, failover, rolling update, uninstall.
+	IMG=$(IMG) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) CLUSTER_KUBECONFIG=$(CURDIR)/.cluster/kubeconfig \
+	  $(GINKGO) $(GINKGO_FLAGS) ./test/cluster
+
 ##@ Deployment
 
 CONTAINER_TOOL ?= docker

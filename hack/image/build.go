@@ -389,3 +389,62 @@ func (epochInfo) ModTime() time.Time { return epoch }
 
 // Sys hides the build machine's owners: the files are root's.
 func (epochInfo) Sys() any { return nil }
+
+// pause packs one static binary as a single-platform image whose entrypoint
+// it is, running as 65535: the sandbox image of the real-node cluster
+// (hack/cluster), written as a tarball `ctr images import` takes.
+func pause(args []string) error {
+	var ref, binary, layoutDir, tarballPath, platformFlag string
+	flags := flag.NewFlagSet("pause", flag.ContinueOnError)
+	flags.StringVar(&ref, "ref", "", "the image reference, e.g. localhost/eval-operator/pause:1")
+	flags.StringVar(&binary, "binary", "", "the static pause binary (hack/image/pause)")
+	flags.StringVar(&platformFlag, "platform", "linux/amd64", "the binary's os/arch")
+	flags.StringVar(&layoutDir, "layout", "", "OCI image layout directory to write (replaced)")
+	flags.StringVar(&tarballPath, "tarball", "", "tarball to write")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if ref == "" || binary == "" || layoutDir == "" || tarballPath == "" {
+		return fmt.Errorf("pause needs --ref, --binary, --layout and --tarball")
+	}
+	tag, err := name.NewTag(ref)
+	if err != nil {
+		return fmt.Errorf("--ref: %w", err)
+	}
+	platform, err := v1.ParsePlatform(platformFlag)
+	if err != nil {
+		return fmt.Errorf("--platform: %w", err)
+	}
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		return fmt.Errorf("--binary: %w", err)
+	}
+	l, err := layer([]file{{name: "pause", mode: 0o755, data: data}})
+	if err != nil {
+		return err
+	}
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err = mutate.Append(img, mutate.Addendum{Layer: l,
+		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "/pause, static"}})
+	if err != nil {
+		return fmt.Errorf("layers: %w", err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	cfg = cfg.DeepCopy()
+	cfg.OS, cfg.Architecture, cfg.Variant = platform.OS, platform.Architecture, platform.Variant
+	cfg.Created = v1.Time{Time: epoch}
+	cfg.Config.User = "65535:65535"
+	cfg.Config.Entrypoint = []string{"/pause"}
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex),
+		mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: platform}})
+	if err := writeLayout(layoutDir, idx, tag); err != nil {
+		return err
+	}
+	return writeTarball(tarballPath, layoutDir, img, tag)
+}

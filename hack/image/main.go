@@ -33,6 +33,11 @@ limitations under the License.
 // a tarball holding that layout plus a docker-archive manifest.json, which is
 // what `docker save` writes, so `docker load`, `kind load image-archive`,
 // `podman load` and `crane push` all take it.
+//
+//	image pause --ref=IMG --binary=FILE --platform=linux/amd64 --layout=DIR --tarball=FILE
+//
+// pause packs the static binary FILE (hack/image/pause) as the sandbox image
+// of the real-node cluster (hack/cluster), which has no registry to pull one.
 package main
 
 import (
@@ -42,7 +47,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: image build|check [flags]")
+		fmt.Fprintln(os.Stderr, "usage: image build|check|pause [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -51,8 +56,10 @@ func main() {
 		err = build(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
+	case "pause":
+		err = pause(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: want build or check", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want build, check or pause", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
