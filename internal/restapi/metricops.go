@@ -27,8 +27,10 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -296,15 +298,49 @@ const metricKind = "Metric"
 // findMetric returns the Metric of namespace whose remote id is id.
 // Another namespace's Metric is not found either: a key cannot even learn
 // that it exists.
+//
+// A miss waits up to missGrace for the cache to show it: with several
+// replicas, the one that answered the create (or the leader that set the
+// id) may be a moment ahead of this one's watch, and a client that creates
+// and then deletes through a Service must not get a 404 in between.
 func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Metric, error) {
 	s.unseen.wait(ctx, namespace)
+	if m, err := s.metricWithID(ctx, namespace, id); m != nil || err != nil {
+		return m, err
+	}
+	key := waitKey{kind: metricKind, NamespacedName: types.NamespacedName{Namespace: namespace}}
+	changed := s.waiters.add(key)
+	defer s.waiters.remove(key, changed)
+	timer := time.NewTimer(missGrace)
+	defer timer.Stop()
+	for {
+		// Looked up after registering, so no change is missed in between.
+		if m, err := s.metricWithID(ctx, namespace, id); m != nil || err != nil {
+			return m, err
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nil, metricNotFound()
+		case <-ctx.Done():
+			return nil, metricNotFound()
+		}
+	}
+}
+
+// missGrace bounds how long a lookup by id waits for the cache to show it.
+const missGrace = time.Second
+
+// metricWithID is the cache's Metric of namespace whose remote id is id, or
+// nil.
+func (s *Server) metricWithID(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Metric, error) {
 	var list evaluationv1alpha1.MetricList
 	err := s.opts.Cache.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{remoteIDIndex: id})
 	if err != nil {
 		return nil, fmt.Errorf("looking up a Metric in the cache: %w", err)
 	}
 	if len(list.Items) == 0 {
-		return nil, metricNotFound()
+		return nil, nil
 	}
 	return holder(list.Items), nil
 }

@@ -24,7 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// waitKey names one object of one kind.
+// waitKey names one object of one kind, or with an empty name every object
+// of the kind in a namespace.
 type waitKey struct {
 	kind string
 	types.NamespacedName
@@ -79,6 +80,7 @@ func (w *waiters) handler(kind string) toolscache.ResourceEventHandler {
 	wake := func(obj any) {
 		if o, ok := obj.(client.Object); ok {
 			w.notify(waitKey{kind: kind, NamespacedName: client.ObjectKeyFromObject(o)})
+			w.notify(waitKey{kind: kind, NamespacedName: types.NamespacedName{Namespace: o.GetNamespace()}})
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{

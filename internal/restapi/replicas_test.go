@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// laggingCache is the cache of a replica whose watch has not yet brought
+// the Metric named hidden: its lists leave it out.
+type laggingCache struct {
+	cache.Cache
+	hidden atomic.Pointer[string]
+}
+
+// IndexField does nothing: the shared cache beneath has the indexes.
+func (c *laggingCache) IndexField(context.Context, client.Object, string, client.IndexerFunc) error {
+	return nil
+}
+
+func (c *laggingCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := c.Cache.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	if ml, ok := list.(*evaluationv1alpha1.MetricList); ok {
+		if name := c.hidden.Load(); name != nil {
+			ml.Items = slices.DeleteFunc(ml.Items, func(m evaluationv1alpha1.Metric) bool { return m.Name == *name })
+		}
+	}
+	return nil
+}
+
+var _ = Describe("Several replicas behind one Service", func() {
+	It("finds a Metric another replica just created, though this one's watch trails", func(ctx SpecContext) {
+		lag := &laggingCache{Cache: h.mgr.GetCache()}
+		trailing, url, err := addServer(h.mgr, h.cfg, 30*time.Second, GinkgoLogr, unlimited,
+			func(o *Options) { o.Cache = lag })
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		Eventually(func() bool { _, ok, _ := trailing.keys.lookup(t.key); return ok }).Should(BeTrue())
+
+		name := "from-kubectl"
+		lag.hidden.Store(&name)
+		id := kubectlMetric(t) // as the replica that answered the create would see it
+		answer := make(chan reply, 1)
+		go func() {
+			defer GinkgoRecover()
+			answer <- sendTo(url, request{method: http.MethodGet, path: metricPath(id), key: t.key})
+		}()
+		Consistently(answer).WithTimeout(300 * time.Millisecond).ShouldNot(Receive())
+
+		// The watch event arrives.
+		lag.hidden.Store(nil)
+		m := metricByID(t, id)
+		Expect(m).NotTo(BeNil())
+		patch := client.MergeFrom(m.DeepCopy())
+		m.Labels = map[string]string{"seen": "late"}
+		Expect(h.k8s.Patch(ctx, m, patch)).To(Succeed())
+		var rep reply
+		Eventually(answer).Should(Receive(&rep))
+		Expect(rep.status).To(Equal(http.StatusOK), "body: %s", rep.body)
+	})
+})
