@@ -72,7 +72,7 @@ binaries() {
 	mkdir -p "$state/bin"
 	go -C "$root/hack/image" build -o "$imgtool" .
 	CGO_ENABLED=0 go -C "$root/hack/image" build -trimpath -ldflags "-s -w" -o "$state/bin/pause" ./pause
-	"$imgtool" pause --ref="$pause_image" --binary="$state/bin/pause" --platform="linux/$(go env GOARCH)" \
+	"$imgtool" binary --ref="$pause_image" --binary="$state/bin/pause" --user=65535:65535 --platform="linux/$(go env GOARCH)" \
 		--layout="$state/bin/pause-oci" --tarball="$state/bin/pause.tar"
 }
 

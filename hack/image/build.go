@@ -390,14 +390,17 @@ func (epochInfo) ModTime() time.Time { return epoch }
 // Sys hides the build machine's owners: the files are root's.
 func (epochInfo) Sys() any { return nil }
 
-// pause packs one static binary as a single-platform image whose entrypoint
-// it is, running as 65535: the sandbox image of the real-node cluster
-// (hack/cluster), written as a tarball `ctr images import` takes.
-func pause(args []string) error {
-	var ref, binary, layoutDir, tarballPath, platformFlag string
-	flags := flag.NewFlagSet("pause", flag.ContinueOnError)
+// binaryImage packs one static binary as a single-platform image whose
+// entrypoint it is: the real-node cluster's sandbox (pause) image, which it
+// cannot pull, and an earlier release's manager for upgrade tests, built
+// from the repository's history. It writes a tarball `ctr images import`
+// takes.
+func binaryImage(args []string) error {
+	var ref, binary, user, layoutDir, tarballPath, platformFlag string
+	flags := flag.NewFlagSet("binary", flag.ContinueOnError)
 	flags.StringVar(&ref, "ref", "", "the image reference, e.g. localhost/eval-operator/pause:1")
-	flags.StringVar(&binary, "binary", "", "the static pause binary (hack/image/pause)")
+	flags.StringVar(&binary, "binary", "", "the static binary; the image runs it as /<its file name>")
+	flags.StringVar(&user, "user", "65532:65532", "the numeric uid:gid it runs as")
 	flags.StringVar(&platformFlag, "platform", "linux/amd64", "the binary's os/arch")
 	flags.StringVar(&layoutDir, "layout", "", "OCI image layout directory to write (replaced)")
 	flags.StringVar(&tarballPath, "tarball", "", "tarball to write")
@@ -405,7 +408,7 @@ func pause(args []string) error {
 		return err
 	}
 	if ref == "" || binary == "" || layoutDir == "" || tarballPath == "" {
-		return fmt.Errorf("pause needs --ref, --binary, --layout and --tarball")
+		return fmt.Errorf("binary needs --ref, --binary, --layout and --tarball")
 	}
 	tag, err := name.NewTag(ref)
 	if err != nil {
@@ -419,13 +422,14 @@ func pause(args []string) error {
 	if err != nil {
 		return fmt.Errorf("--binary: %w", err)
 	}
-	l, err := layer([]file{{name: "pause", mode: 0o755, data: data}})
+	base := filepath.Base(binary)
+	l, err := layer([]file{{name: "tmp", mode: 0o1777, dir: true}, {name: base, mode: 0o755, data: data}})
 	if err != nil {
 		return err
 	}
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	img, err = mutate.Append(img, mutate.Addendum{Layer: l,
-		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "/pause, static"}})
+		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "/" + base + ", static; /tmp"}})
 	if err != nil {
 		return fmt.Errorf("layers: %w", err)
 	}
@@ -436,8 +440,8 @@ func pause(args []string) error {
 	cfg = cfg.DeepCopy()
 	cfg.OS, cfg.Architecture, cfg.Variant = platform.OS, platform.Architecture, platform.Variant
 	cfg.Created = v1.Time{Time: epoch}
-	cfg.Config.User = "65535:65535"
-	cfg.Config.Entrypoint = []string{"/pause"}
+	cfg.Config.User = user
+	cfg.Config.Entrypoint = []string{"/" + base}
 	if img, err = mutate.ConfigFile(img, cfg); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

@@ -34,10 +34,11 @@ limitations under the License.
 // what `docker save` writes, so `docker load`, `kind load image-archive`,
 // `podman load` and `crane push` all take it.
 //
-//	image pause --ref=IMG --binary=FILE --platform=linux/amd64 --layout=DIR --tarball=FILE
+//	image binary --ref=IMG --binary=FILE --user=UID:GID --platform=linux/amd64 --layout=DIR --tarball=FILE
 //
-// pause packs the static binary FILE (hack/image/pause) as the sandbox image
-// of the real-node cluster (hack/cluster), which has no registry to pull one.
+// binary packs the static binary FILE alone as an image running /FILE: the
+// real-node cluster's sandbox image (hack/image/pause), which it has no
+// registry to pull, and an earlier release's manager for the upgrade test.
 package main
 
 import (
@@ -47,7 +48,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: image build|check|pause [flags]")
+		fmt.Fprintln(os.Stderr, "usage: image build|check|binary [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -56,10 +57,10 @@ func main() {
 		err = build(os.Args[2:])
 	case "check":
 		err = check(os.Args[2:])
-	case "pause":
-		err = pause(os.Args[2:])
+	case "binary":
+		err = binaryImage(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: want build, check or pause", os.Args[1])
+		err = fmt.Errorf("unknown command %q: want build, check or binary", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)

@@ -34,6 +34,7 @@ import (
 	"io"
 	"maps"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -119,9 +120,10 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	latency   atomic.Int64 // time.Duration added to every request
-	// withoutLifecycle and idPrefix are set before the Server starts and never change.
+	// withoutLifecycle, idPrefix and listener are set before the Server starts and never change.
 	withoutLifecycle bool
 	idPrefix         string
+	listener         net.Listener
 
 	mu sync.Mutex
 	// tenants maps each accepted key to its tenant: 0 for the keys of
@@ -160,7 +162,11 @@ func WithoutMetricLifecycle() Option { return func(s *Server) { s.withoutLifecyc
 // sharing one cluster never share an id.
 func WithIDPrefix(prefix string) Option { return func(s *Server) { s.idPrefix = prefix } }
 
-// New starts a Server on a loopback port.
+// ListenOn serves on l instead of a loopback port: an address pods reach,
+// for a cluster whose pods call the Server.
+func ListenOn(l net.Listener) Option { return func(s *Server) { s.listener = l } }
+
+// New starts a Server on a loopback port, or on ListenOn's listener.
 func New(opts ...Option) *Server {
 	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}, idPrefix: "met_",
 		tenants: map[string]int{}, projects: map[string]int{}}
@@ -168,7 +174,12 @@ func New(opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(s)
 	}
-	s.http = httptest.NewServer(s.routes())
+	s.http = httptest.NewUnstartedServer(s.routes())
+	if s.listener != nil {
+		_ = s.http.Listener.Close()
+		s.http.Listener = s.listener
+	}
+	s.http.Start()
 	return s
 }
 
