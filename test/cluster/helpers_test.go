@@ -68,10 +68,10 @@ func helm(ctx context.Context, args ...string) {
 }
 
 // ctr runs containerd's client against the node's containerd.
-func ctr(ctx context.Context, args ...string) []byte {
+func ctr(ctx context.Context, args ...string) {
 	GinkgoHelper()
 	sock := filepath.Join(stateDir, "containerd", "containerd.sock")
-	return run(ctx, nil, "ctr", append([]string{"-a", sock, "-n", "k8s.io"}, args...)...)
+	run(ctx, nil, "ctr", append([]string{"-a", sock, "-n", "k8s.io"}, args...)...)
 }
 
 // restrictedNamespace creates a namespace that enforces the restricted Pod
