@@ -62,8 +62,6 @@ packages() {
 	log "installing ${missing[*]} from Debian's packages"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-	# The packages' init scripts must not have started a containerd of
-	# their own: ours has its own socket and state.
 }
 
 binaries() {

@@ -252,6 +252,9 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 		took := time.Since(killed)
 		GinkgoWriter.Printf("failover: leader %s deleted, %s leads after %.1f s\n", pod, next, took.Seconds())
 		AddReportEntry("failover seconds", fmt.Sprintf("%.1f", took.Seconds()))
+		// The stopping leader releases the Lease; were it killed, the
+		// Lease's 15 s would pass first.
+		Expect(took).To(BeNumerically("<", 15*time.Second), "a new leader within the Lease's duration")
 		wg.Wait()
 
 		Eventually(func(g Gomega) {
