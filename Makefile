@@ -21,6 +21,9 @@ CRD_REF_DOCS_VERSION ?= v0.3.0
 CYCLONEDX_GOMOD_VERSION ?= v1.10.0
 # The control plane the tests run against; keep in step with hack/envtest/go.mod.
 ENVTEST_K8S_VERSION ?= 1.36.3
+# The oldest Kubernetes the CRDs support (docs/operating.md), which
+# test-oldest runs the CEL suite against: the version hack/envtest-oldest pins.
+ENVTEST_OLDEST_K8S_VERSION := $(shell sed -n 's/^[[:space:]]*k8s\.io\/kubernetes v\([0-9.]*\).*/\1/p' hack/envtest-oldest/go.mod)
 
 LOCALBIN ?= $(CURDIR)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
@@ -36,6 +39,7 @@ CYCLONEDX_GOMOD ?= $(LOCALBIN)/cyclonedx-gomod
 PROMTOOL ?= $(LOCALBIN)/promtool
 PROMQL_NAMES ?= $(LOCALBIN)/promql-names
 ENVTEST_DIR ?= $(LOCALBIN)/k8s
+ENVTEST_OLDEST_DIR ?= $(LOCALBIN)/k8s-$(ENVTEST_OLDEST_K8S_VERSION)
 
 # Test suites find the control plane here (sigs.k8s.io/controller-runtime/pkg/envtest).
 export KUBEBUILDER_ASSETS ?= $(ENVTEST_DIR)
@@ -109,6 +113,10 @@ test: manifests generate envtest ginkgo helm kustomize test-rules ## Run the uni
 test-rules: promtool ## Check the alerting rules and run their unit tests (promtool test rules).
 	$(PROMTOOL) check rules config/prometheus/rules.yaml
 	$(PROMTOOL) test rules config/prometheus/rules_test.yaml
+
+.PHONY: test-oldest
+test-oldest: manifests generate envtest-oldest ginkgo ## Install the CRDs into the oldest supported kube-apiserver (built from module sources into bin/k8s-<version>) and run the CEL validation suite against it.
+	KUBEBUILDER_ASSETS=$(ENVTEST_OLDEST_DIR) $(GINKGO) $(GINKGO_FLAGS) --randomize-all ./api/v1alpha1
 
 ##@ Benchmarks and reliability
 
@@ -331,6 +339,13 @@ $(ENVTEST_DIR)/kube-apiserver: hack/envtest/go.mod hack/envtest/build.sh
 	else \
 		hack/envtest/build.sh $(ENVTEST_DIR); \
 	fi
+	@touch $@
+
+.PHONY: envtest-oldest
+envtest-oldest: $(ENVTEST_OLDEST_DIR)/kube-apiserver ## Build the oldest supported kube-apiserver and its etcd into bin/k8s-<version> from module sources (hack/envtest-oldest).
+
+$(ENVTEST_OLDEST_DIR)/kube-apiserver: hack/envtest-oldest/go.mod hack/envtest-oldest/build.sh
+	hack/envtest-oldest/build.sh $(ENVTEST_OLDEST_DIR)
 	@touch $@
 
 .PHONY: controller-gen
