@@ -344,8 +344,8 @@ $(ENVTEST_DIR)/kube-apiserver: hack/envtest/go.mod hack/envtest/build.sh
 .PHONY: envtest-oldest
 envtest-oldest: $(ENVTEST_OLDEST_DIR)/kube-apiserver ## Build the oldest supported kube-apiserver and its etcd into bin/k8s-<version> from module sources (hack/envtest-oldest).
 
-$(ENVTEST_OLDEST_DIR)/kube-apiserver: hack/envtest-oldest/go.mod hack/envtest-oldest/build.sh
-	hack/envtest-oldest/build.sh $(ENVTEST_OLDEST_DIR)
+$(ENVTEST_OLDEST_DIR)/kube-apiserver: hack/envtest-oldest/go.mod hack/envtest/build.sh
+	MODULE=hack/envtest-oldest hack/envtest/build.sh $(ENVTEST_OLDEST_DIR)
 	@touch $@
 
 .PHONY: controller-gen

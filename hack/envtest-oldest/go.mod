@@ -1,6 +1,7 @@
 // Module envtest-oldest builds the kube-apiserver and etcd of the oldest
 // Kubernetes version the CRDs support, from the official module sources, for
-// make test-oldest. See hack/envtest-oldest/build.sh and docs/operating.md.
+// make test-oldest (built by MODULE=hack/envtest-oldest hack/envtest/build.sh).
+// See docs/operating.md.
 module github.com/eval-operator/eval-operator/hack/envtest-oldest
 
 go 1.26.0

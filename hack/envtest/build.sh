@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds Kubernetes components from the official Go module sources pinned in
-# this module, into $1 (default bin/k8s): kube-apiserver and etcd for envtest
-# (used when setup-envtest cannot download release binaries: offline machines
-# with only a module proxy), or the components named after $1, e.g. the
-# real-node cluster's kubelet, kube-controller-manager, kube-scheduler and
-# kube-proxy (hack/cluster). Each binary is cached: a second run with the same
-# pins does nothing.
+# this module (or in the module directory MODULE, e.g. hack/envtest-oldest,
+# which pins the oldest supported version), into $1 (default bin/k8s):
+# kube-apiserver and etcd for envtest (used when setup-envtest cannot
+# download release binaries: offline machines with only a module proxy), or
+# the components named after $1, e.g. the real-node cluster's kubelet,
+# kube-controller-manager, kube-scheduler and kube-proxy (hack/cluster). Each
+# binary is cached: a second run with the same pins does nothing.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "${MODULE:-$(dirname "$0")}" && pwd)
 out=${1:-$here/../../bin/k8s}
 shift || true
 components=("$@")
