@@ -91,7 +91,7 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return ctrl.Result{}, nil
 }
 
-// countUsers counts the objects of the three kinds that resolved to svc,
+// countUsers counts the Metrics and deletions that resolved to svc,
 // and among them the Metrics that hold it. Only an object svc serves
 // resolves to it (status.service), so a namespace it refuses cannot pin it.
 func countUsers(ctx context.Context, c client.Client, svc v1alpha1.ServiceObject) (users, holders int32, err error) {
