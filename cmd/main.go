@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -117,7 +118,7 @@ func main() {
 		fmt.Println(buildinfo.Get())
 		return
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	ctrl.SetLogger(logr.New(quietProbes{zap.New(zap.UseFlagOptions(&opts)).GetSink()}))
 	setGCPercent(os.LookupEnv)
 	if err := run(cfg); err != nil {
 		ctrl.Log.Error(err, "manager stopped")
