@@ -16,25 +16,41 @@ limitations under the License.
 
 package main
 
-import "github.com/go-logr/logr"
+import (
+	"github.com/go-logr/logr"
 
-// probeFailure is what controller-runtime logs at info for every /readyz or
-// /healthz request that fails.
-const probeFailure = "healthz check failed"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+)
 
-// quietProbes logs probeFailure one verbosity level down (V(1)): the
-// readiness check fails by design while the caches sync and while the REST
-// server drains, and the kubelet, make dev and the tests poll it, so at info
-// it filled a start with lines saying only `"statuses":[{},{}]`.
-// --zap-log-level=debug shows them.
-type quietProbes struct{ logr.LogSink }
+const (
+	// probeFailure is what controller-runtime logs at info for every
+	// /readyz or /healthz request that fails.
+	probeFailure = "healthz check failed"
+	// reconcilerError is what controller-runtime logs at error for every
+	// reconcile that returns an error.
+	reconcilerError = "Reconciler error"
+)
 
-func (s quietProbes) Init(info logr.RuntimeInfo) {
+// quietSink lowers two kinds of expected lines, so that error lines in the
+// manager's log are the ones that need a person:
+//   - probeFailure goes one verbosity level down (V(1)): the readiness check
+//     fails by design while the caches sync and while the REST server
+//     drains, and the kubelet, make dev and the tests poll it, so at info it
+//     filled a start with lines saying only `"statuses":[{},{}]`;
+//     --zap-log-level=debug shows them.
+//   - reconcilerError for a service call that failed and is retried with
+//     backoff (no answer, 5xx, 429, outcome unknown) is logged at info with
+//     its error: an unavailable service is the service's incident, the
+//     object's condition says UpstreamUnavailable, and
+//     controller_runtime_reconcile_total{result="error"} still counts it.
+type quietSink struct{ logr.LogSink }
+
+func (s quietSink) Init(info logr.RuntimeInfo) {
 	info.CallDepth++ // this wrapper's frame
 	s.LogSink.Init(info)
 }
 
-func (s quietProbes) Info(level int, msg string, keysAndValues ...any) {
+func (s quietSink) Info(level int, msg string, keysAndValues ...any) {
 	if msg == probeFailure {
 		if level++; !s.Enabled(level) {
 			return
@@ -43,8 +59,29 @@ func (s quietProbes) Info(level int, msg string, keysAndValues ...any) {
 	s.LogSink.Info(level, msg, keysAndValues...)
 }
 
-func (s quietProbes) WithValues(keysAndValues ...any) logr.LogSink {
-	return quietProbes{s.LogSink.WithValues(keysAndValues...)}
+func (s quietSink) Error(err error, msg string, keysAndValues ...any) {
+	if msg == reconcilerError && retried(err) {
+		if s.Enabled(0) {
+			s.LogSink.Info(0, msg, append(keysAndValues, "error", err.Error())...)
+		}
+		return
+	}
+	s.LogSink.Error(err, msg, keysAndValues...)
 }
 
-func (s quietProbes) WithName(name string) logr.LogSink { return quietProbes{s.LogSink.WithName(name)} }
+// retried reports whether err is a service call the reconcilers retry with
+// backoff, as a transient failure of the service.
+func retried(err error) bool {
+	switch evalapi.KindOf(err) {
+	case evalapi.KindNotSent, evalapi.KindUnavailable, evalapi.KindOutcomeUnknown, evalapi.KindRateLimited:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s quietSink) WithValues(keysAndValues ...any) logr.LogSink {
+	return quietSink{s.LogSink.WithValues(keysAndValues...)}
+}
+
+func (s quietSink) WithName(name string) logr.LogSink { return quietSink{s.LogSink.WithName(name)} }

@@ -17,14 +17,18 @@ limitations under the License.
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
-func TestQuietProbesLogsFailedProbesOneLevelDown(t *testing.T) {
+func TestQuietSinkLogsFailedProbesOneLevelDown(t *testing.T) {
 	for _, tc := range []struct {
 		verbosity int
 		want      []string
@@ -35,7 +39,7 @@ func TestQuietProbesLogsFailedProbesOneLevelDown(t *testing.T) {
 		var lines []string
 		sink := funcr.New(func(_, args string) { lines = append(lines, args) },
 			funcr.Options{Verbosity: tc.verbosity}).GetSink()
-		log := logr.New(quietProbes{sink}).WithName("controller-runtime").WithName("healthz")
+		log := logr.New(quietSink{sink}).WithName("controller-runtime").WithName("healthz")
 		log.Info("Starting workers")
 		log.Info(probeFailure, "statuses", []struct{}{{}, {}})
 		if len(lines) != len(tc.want) {
@@ -45,6 +49,30 @@ func TestQuietProbesLogsFailedProbesOneLevelDown(t *testing.T) {
 			if !strings.HasPrefix(lines[i], w) {
 				t.Errorf("verbosity %d: line %d = %q, want it to start with %q", tc.verbosity, i, lines[i], w)
 			}
+		}
+	}
+}
+
+func TestQuietSinkLogsRetriedServiceFailuresAtInfo(t *testing.T) {
+	var lines []string
+	sink := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}).GetSink()
+	log := logr.New(quietSink{sink}).WithName("controller-runtime")
+	unavailable := fmt.Errorf("creating the remote Metric: %w",
+		&evalapi.Error{Kind: evalapi.KindUnavailable, Op: "CreateMetric", StatusCode: 503})
+	log.Error(unavailable, reconcilerError, "Metric", "team-a/helpfulness")
+	log.Error(errors.New("listing Secrets: forbidden"), reconcilerError, "Metric", "team-a/helpfulness")
+	log.Error(unavailable, "something else failed")
+	want := []string{
+		`"level"=0 "msg"="Reconciler error" "Metric"="team-a/helpfulness" "error"="creating the remote Metric: `,
+		`"msg"="Reconciler error" "error"="listing Secrets: forbidden" "Metric"="team-a/helpfulness"`,
+		`"msg"="something else failed" "error"="creating the remote Metric: `,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("logged %q, want %d lines", lines, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to start with %q", i, lines[i], w)
 		}
 	}
 }

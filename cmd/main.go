@@ -118,7 +118,7 @@ func main() {
 		fmt.Println(buildinfo.Get())
 		return
 	}
-	ctrl.SetLogger(logr.New(quietProbes{zap.New(zap.UseFlagOptions(&opts)).GetSink()}))
+	ctrl.SetLogger(logr.New(quietSink{zap.New(zap.UseFlagOptions(&opts)).GetSink()}))
 	setGCPercent(os.LookupEnv)
 	if err := run(cfg); err != nil {
 		ctrl.Log.Error(err, "manager stopped")
