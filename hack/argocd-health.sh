@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 group=evaluation.eval-operator.dev
-kinds=(Metric TestsetDeletion TestcaseDeletion EvaluationService ClusterEvaluationService)
+# Every kind of the group, as its CRD names it.
+mapfile -t kinds < <(sed -n 's/^    kind: //p' config/crd/bases/*.yaml)
 src=config/argocd/health.lua
 
 for kind in "${kinds[@]}"; do

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/kinds"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -96,7 +97,8 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 // resolves to it (status.service), so a namespace it refuses cannot pin it.
 func countUsers(ctx context.Context, c client.Client, svc v1alpha1.ServiceObject) (users, holders int32, err error) {
 	key, endpoint := remote.ServiceKey(svc), remote.Endpoint(svc)
-	for _, l := range []client.ObjectList{&v1alpha1.MetricList{}, &v1alpha1.TestsetDeletionList{}, &v1alpha1.TestcaseDeletionList{}} {
+	for _, k := range kinds.Users() {
+		l := k.NewList()
 		if err := c.List(ctx, l, client.MatchingFields{resolvedServiceIndex: key}); err != nil {
 			return 0, 0, fmt.Errorf("counting the users of %s: %w", key, err)
 		}
@@ -181,8 +183,8 @@ func setupInUseReconciler[T v1alpha1.ServiceObject](mgr ctrl.Manager, r *inUseRe
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(string(kind)) + "-users").
 		For(r.newObject())
-	for _, obj := range []client.Object{&v1alpha1.Metric{}, &v1alpha1.TestsetDeletion{}, &v1alpha1.TestcaseDeletion{}} {
-		b = b.Watches(obj, usesService(kind))
+	for _, k := range kinds.Users() {
+		b = b.Watches(k.New(), usesService(kind))
 	}
 	if err := b.Complete(conflictsRequeue{Reconciler: r, after: time.Second}); err != nil {
 		return fmt.Errorf("setting up the %s users controller: %w", kind, err)

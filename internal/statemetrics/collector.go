@@ -33,6 +33,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/kinds"
 )
 
 // MetricName is the gauge's name.
@@ -40,16 +41,6 @@ const MetricName = "evaloperator_objects"
 
 // listTimeout bounds a scrape's wait for a cache that is not synced yet.
 const listTimeout = 5 * time.Second
-
-// kinds are the listed kinds, each with an empty list to fill.
-var kinds = []struct {
-	name    string
-	newList func() client.ObjectList
-}{
-	{"Metric", func() client.ObjectList { return &v1alpha1.MetricList{} }},
-	{"TestsetDeletion", func() client.ObjectList { return &v1alpha1.TestsetDeletionList{} }},
-	{"TestcaseDeletion", func() client.ObjectList { return &v1alpha1.TestcaseDeletionList{} }},
-}
 
 // Collector is a prometheus.Collector counting objects by state.
 type Collector struct {
@@ -84,15 +75,16 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 	defer cancel()
-	for _, k := range kinds {
-		counts, err := c.count(ctx, k.name, k.newList())
+	// The kinds with a Ready condition: those whose objects use a service.
+	for _, k := range kinds.Users() {
+		counts, err := c.count(ctx, k.Kind, k.NewList())
 		switch {
 		case apierrors.IsTimeout(err):
 			// The cache is still listing, as after every start: not worth an error per scrape.
-			logf.Log.WithName("statemetrics").V(1).Info("Not counting objects before the cache has synced", "kind", k.name)
+			logf.Log.WithName("statemetrics").V(1).Info("Not counting objects before the cache has synced", "kind", k.Kind)
 			continue
 		case err != nil:
-			logf.Log.WithName("statemetrics").Error(err, "counting objects", "kind", k.name)
+			logf.Log.WithName("statemetrics").Error(err, "counting objects", "kind", k.Kind)
 			continue
 		}
 		for labels, n := range counts {

@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/kinds"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -346,8 +347,8 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 			g.Expect(k8s.List(ctx, &pods, client.InNamespace(helmNS))).To(Succeed())
 			g.Expect(pods.Items).To(BeEmpty())
 		}).Should(Succeed())
-		for _, kind := range framework.Kinds {
-			kubectl(ctx, nil, "get", "crd", kind+".evaluation.eval-operator.dev")
+		for _, resource := range kinds.Resources() {
+			kubectl(ctx, nil, "get", "crd", resource+"."+v1alpha1.GroupVersion.Group)
 		}
 		var metrics v1alpha1.MetricList
 		Expect(k8s.List(ctx, &metrics, client.InNamespace("samples"))).To(Succeed())

@@ -24,11 +24,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-)
 
-// Kinds are the resources of every kind this project defines, as kubectl
-// names them.
-var Kinds = []string{"metrics", "testsetdeletions", "testcasedeletions", "evaluationservices", "clusterevaluationservices"}
+	"github.com/eval-operator/eval-operator/internal/kinds"
+)
 
 // KubectlGetYAML runs `kubectl get <kind> -A -o yaml` for every kind, as a
 // cluster admin does, against the API server of kubeconfig, and fails
@@ -36,7 +34,7 @@ var Kinds = []string{"metrics", "testsetdeletions", "testcasedeletions", "evalua
 // carry would blind that view of every namespace. kubectl is $KUBECTL, or
 // the one on PATH.
 func KubectlGetYAML(ctx context.Context, kubeconfig string) error {
-	for _, kind := range Kinds {
+	for _, kind := range kinds.Resources() {
 		var stdout, stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, cmp.Or(os.Getenv("KUBECTL"), "kubectl"), //nolint:gosec // the kubectl the caller chose
 			"--kubeconfig", kubeconfig, "get", kind, "-A", "-o", "yaml")
