@@ -214,14 +214,30 @@ func platformImage(base v1.Layer, caCertsOrigin string, platform v1.Platform, bi
 	if err != nil {
 		return nil, err
 	}
-	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
-	img, err = mutate.Append(img,
+	img, err := imageOf(platform, func(c *v1.Config) {
+		c.User = user
+		c.Entrypoint = []string{entrypoint}
+		c.WorkingDir = "/"
+		c.Env = []string{"SSL_CERT_FILE=/" + caCertsPath}
+		c.Labels = annotations
+	},
 		mutate.Addendum{Layer: base, History: v1.History{Created: v1.Time{Time: epoch},
 			CreatedBy: "CA certificates (" + caCertsOrigin + "), passwd and group with nonroot (65532), /tmp"}},
 		mutate.Addendum{Layer: app, History: v1.History{Created: v1.Time{Time: epoch},
 			CreatedBy: "/manager and /kubectl-eval, static (CGO_ENABLED=0)"}},
 		mutate.Addendum{Layer: sbomLayer, History: v1.History{Created: v1.Time{Time: epoch},
 			CreatedBy: "/" + sbomDir + "/<binary>" + sbomSuffix + ": CycloneDX SBOMs of the binaries (cyclonedx-gomod bin)"}})
+	if err != nil {
+		return nil, err
+	}
+	return mutate.Annotations(img, annotations).(v1.Image), nil
+}
+
+// imageOf is an OCI image of layers for platform, dated epoch, whose runtime
+// config set fills in.
+func imageOf(platform v1.Platform, set func(*v1.Config), layers ...mutate.Addendum) (v1.Image, error) {
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err := mutate.Append(img, layers...)
 	if err != nil {
 		return nil, fmt.Errorf("layers: %w", err)
 	}
@@ -232,16 +248,11 @@ func platformImage(base v1.Layer, caCertsOrigin string, platform v1.Platform, bi
 	cfg = cfg.DeepCopy()
 	cfg.OS, cfg.Architecture, cfg.Variant = platform.OS, platform.Architecture, platform.Variant
 	cfg.Created = v1.Time{Time: epoch}
-	cfg.Config.User = user
-	cfg.Config.Entrypoint = []string{entrypoint}
-	cfg.Config.WorkingDir = "/"
-	cfg.Config.Env = []string{"SSL_CERT_FILE=/" + caCertsPath}
-	cfg.Config.Labels = annotations
-	img, err = mutate.ConfigFile(img, cfg)
-	if err != nil {
+	set(&cfg.Config)
+	if img, err = mutate.ConfigFile(img, cfg); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return mutate.Annotations(img, annotations).(v1.Image), nil
+	return img, nil
 }
 
 // layer is a gzip-compressed OCI layer of files, owned by root unless they
@@ -427,23 +438,12 @@ func binaryImage(args []string) error {
 	if err != nil {
 		return err
 	}
-	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
-	img, err = mutate.Append(img, mutate.Addendum{Layer: l,
-		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "/" + base + ", static; /tmp"}})
+	img, err := imageOf(*platform, func(c *v1.Config) {
+		c.User = user
+		c.Entrypoint = []string{"/" + base}
+	}, mutate.Addendum{Layer: l, History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "/" + base + ", static; /tmp"}})
 	if err != nil {
-		return fmt.Errorf("layers: %w", err)
-	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	cfg = cfg.DeepCopy()
-	cfg.OS, cfg.Architecture, cfg.Variant = platform.OS, platform.Architecture, platform.Variant
-	cfg.Created = v1.Time{Time: epoch}
-	cfg.Config.User = user
-	cfg.Config.Entrypoint = []string{"/" + base}
-	if img, err = mutate.ConfigFile(img, cfg); err != nil {
-		return fmt.Errorf("config: %w", err)
+		return err
 	}
 	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex),
 		mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: platform}})
