@@ -338,9 +338,10 @@ down() {
 		while read -r d; do find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true; done
 	restore
 	rm -rf /run/containerd/s
+	# Checked before the state goes, which keeps what down needs to retry.
+	leftovers
 	rm -rf "$state"
 	log "stopped and cleaned ($((SECONDS - t0))s)"
-	leftovers
 }
 
 # clean_kube_chains removes the KUBE-* iptables chains the kubelet and
@@ -366,12 +367,11 @@ restore() {
 		[[ $(sysctl -n "$k" 2>/dev/null) == "$v" ]] || sysctl -qw "$k=$v" >/dev/null || log "cannot restore $k=$v"
 	done <"$f"
 	while read -r d; do rm -rf "$d"; done <"$state/saved/absent"
-	cp "$f" "/tmp/eval-node-sysctl.$$"
 }
 
 # leftovers fails when anything up made is still there.
 leftovers() {
-	local bad=() f=/tmp/eval-node-sysctl.$$
+	local bad=() f=$state/saved/sysctl
 	[[ -n $(shims) ]] && bad+=("containerd shims")
 	pgrep -f "$bin/(kubelet|kube-proxy|kube-apiserver|etcd|kube-controller-manager|kube-scheduler)" >/dev/null &&
 		bad+=("control-plane or node processes")
@@ -385,7 +385,6 @@ leftovers() {
 		while IFS='=' read -r k v; do
 			[[ $(sysctl -n "$k" 2>/dev/null) == "$v" ]] || bad+=("sysctl $k")
 		done <"$f"
-		rm -f "$f"
 	fi
 	[[ ${#bad[@]} -eq 0 ]] || die "left behind: ${bad[*]}"
 }

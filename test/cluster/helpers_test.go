@@ -17,12 +17,8 @@ limitations under the License.
 package cluster
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,22 +40,19 @@ import (
 // fails the spec, showing stderr, if the command fails.
 func run(ctx context.Context, stdin []byte, name string, args ...string) []byte {
 	GinkgoHelper()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = framework.RepoRoot()
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	Expect(cmd.Run()).To(Succeed(), "%s %s\n%s", name, strings.Join(args, " "), errOut.String())
-	return out.Bytes()
+	out, stderr, err := framework.Run(ctx, stdin, name, args...)
+	Expect(err).NotTo(HaveOccurred(), "%s %s\n%s", name, strings.Join(args, " "), stderr)
+	return out
 }
 
+// tool is the command the Makefile names in env, else bin/<name>.
 func tool(env, name string) string {
-	return cmp.Or(os.Getenv(env), filepath.Join(framework.RepoRoot(), "bin", name))
+	return framework.Tool(env, filepath.Join(framework.RepoRoot(), "bin", name))
 }
 
 func kubectl(ctx context.Context, stdin []byte, args ...string) []byte {
 	GinkgoHelper()
-	return run(ctx, stdin, cmp.Or(os.Getenv("KUBECTL"), "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	return run(ctx, stdin, framework.Tool("KUBECTL", "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
 }
 
 func helm(ctx context.Context, args ...string) {
@@ -175,7 +168,7 @@ func may(ctx context.Context, namespace, sa, verb, resource string) bool {
 // clone).
 func sourceAt(ctx context.Context, commit string) string {
 	GinkgoHelper()
-	if exec.CommandContext(ctx, "git", "-C", framework.RepoRoot(), "cat-file", "-e", commit+"^{commit}").Run() != nil {
+	if _, _, err := framework.Run(ctx, nil, "git", "cat-file", "-e", commit+"^{commit}"); err != nil {
 		Skip("commit " + commit + " is not in this clone, as in a shallow clone: `git fetch --unshallow` to run this")
 	}
 	dir := GinkgoT().TempDir()

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,6 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // run runs a command from the repository root and returns its stdout and
@@ -48,23 +49,12 @@ func run(ctx context.Context, stdin []byte, name string, args ...string) (stdout
 
 // runErr runs a command from the repository root that may fail.
 func runErr(ctx context.Context, stdin []byte, name string, args ...string) (stdout []byte, stderr string, err error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = repoRoot
-	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	return out.Bytes(), errOut.String(), err
+	return framework.Run(ctx, stdin, name, args...)
 }
 
 // tool is the command named by the environment variable env (the Makefile
 // sets them), else def.
-func tool(env, def string) string {
-	if p := os.Getenv(env); p != "" {
-		return p
-	}
-	return def
-}
+func tool(env, def string) string { return framework.Tool(env, def) }
 
 // kubectl runs kubectl against the test API server.
 func kubectl(ctx context.Context, stdin []byte, args ...string) (stdout []byte, stderr string) {
