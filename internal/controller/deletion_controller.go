@@ -89,20 +89,19 @@ func (r *deletionReconciler[T]) done(d T, o outcome) (outcome, ctrl.Result, erro
 func newTestsetDeletionReconciler(b base) *deletionReconciler[*v1alpha1.TestsetDeletion] {
 	r := &deletionReconciler[*v1alpha1.TestsetDeletion]{base: b,
 		newObject: func() *v1alpha1.TestsetDeletion { return &v1alpha1.TestsetDeletion{} }}
-	r.send = func(ctx context.Context, conn *remote.Connection, c remote.Client, d *v1alpha1.TestsetDeletion,
+	r.send = func(ctx context.Context, _ *remote.Connection, c remote.Client, d *v1alpha1.TestsetDeletion,
 		_ *statusPatcher) (outcome, ctrl.Result, error) {
-		ok, err := c.DeleteTestset(ctx, d.Spec.TestsetID)
+		done, err := c.DeleteTestset(ctx, d.Spec.TestsetID)
 		countAttempt(&d.Status, err)
 		switch {
 		case alreadyGone(err):
 			return r.done(d, ready(v1alpha1.ReasonAlreadyDeleted, "testset "+string(d.Spec.TestsetID)+" was already gone (404)"))
 		case err != nil:
 			return deletionFailure(err)
-		case !ok:
+		case done == remote.NotDeleted:
 			return r.notSucceeded(&d.Status)
-		}
-		if conn.Local {
-			return r.done(d, nothingStandalone("testset "+string(d.Spec.TestsetID)))
+		case done == remote.NothingHeld:
+			return r.done(d, nothingHeld("testset "+string(d.Spec.TestsetID)))
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted testset", "id", d.Spec.TestsetID)
 		return r.done(d, ready(v1alpha1.ReasonCompleted, "deleted testset "+string(d.Spec.TestsetID)))
@@ -139,6 +138,7 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 			return progressing(v1alpha1.ReasonDeleting, fmt.Sprintf("deleted %d of %d testcases", d.Status.Deleted, total))
 		}
 		var gone int32
+		held := true
 		recorded, at := d.Status.Deleted, r.clock.Now()
 		for d.Status.Deleted < total {
 			if d.Status.Deleted > recorded && r.clock.Since(at) >= bulkCheckpointEvery {
@@ -148,7 +148,7 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 				recorded, at = d.Status.Deleted, r.clock.Now()
 			}
 			end := min(d.Status.Deleted+batch, total)
-			ok, err := c.DeleteTestcases(ctx, ids[d.Status.Deleted:end])
+			done, err := c.DeleteTestcases(ctx, ids[d.Status.Deleted:end])
 			countAttempt(&d.Status.DeletionStatus, err)
 			switch {
 			case alreadyGone(err):
@@ -158,13 +158,15 @@ func newTestcaseDeletionReconciler(b base) *deletionReconciler[*v1alpha1.Testcas
 					keepProgress(ctx, p, progress(), err)
 				}
 				return deletionFailure(err)
-			case !ok:
+			case done == remote.NotDeleted:
 				return r.notSucceeded(&d.Status.DeletionStatus)
+			case done == remote.NothingHeld:
+				held = false
 			}
 			d.Status.Deleted = end
 		}
-		if conn.Local {
-			return r.done(d, nothingStandalone(fmt.Sprintf("the %d testcases", total)))
+		if !held {
+			return r.done(d, nothingHeld(fmt.Sprintf("the %d testcases", total)))
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted testcases", "count", total, "alreadyGone", gone)
 		return r.done(d, bulkDone(total, gone))
@@ -201,9 +203,9 @@ func countAttempt(st *v1alpha1.DeletionStatus, err error) {
 	}
 }
 
-// nothingStandalone completes a deletion of what on a standalone service,
+// nothingHeld completes a deletion of what on a standalone service,
 // where the cluster is the system of record and nothing is held remotely.
-func nothingStandalone(what string) outcome {
+func nothingHeld(what string) outcome {
 	return ready(v1alpha1.ReasonCompleted, "standalone: no service holds "+what+", so there was nothing to delete")
 }
 

@@ -52,10 +52,11 @@ func (r *MetricReconciler) createOrAdopt(ctx context.Context, conn *remote.Conne
 // where canCreate.
 func (r *MetricReconciler) byName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
 	canCreate bool) (outcome, ctrl.Result, error) {
-	if canCreate && !conn.Local && !m.CreatePending() {
+	if canCreate && !m.CreatePending() {
 		// The mark goes before the list: a crash between the list and the
 		// create is then settled from the service's list, as any cut-off create.
-		if err := r.markPending(ctx, m, conn.Endpoint); err != nil {
+		mark := func(ctx context.Context) error { return r.markPending(ctx, m, conn.Endpoint) }
+		if err := c.BeforeCreate(ctx, mark); err != nil {
 			return progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 		}
 	}

@@ -49,7 +49,7 @@ const forceHint = "; to delete the object and keep the remote Metric, set spec.d
 // wantsFinalizer reports whether deleting m must delete its remote Metric
 // first: by policy, and only when there is a remote copy to delete.
 func wantsFinalizer(conn *remote.Connection, m *v1alpha1.Metric) bool {
-	return !conn.Local && m.Spec.DeletesRemote()
+	return conn.HoldsCopies() && m.Spec.DeletesRemote()
 }
 
 // syncFinalizer adds the finalizer to a Metric that has, or may have, a

@@ -94,7 +94,7 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 	conn := &Connection{
 		Service:         s.name,
 		Endpoint:        s.endpoint,
-		Local:           s.svc == nil,
+		local:           s.svc == nil,
 		MayAdopt:        s.svc == nil || !s.sharedKey || obj.GetAPIKeySecretRef() != nil,
 		DriftInterval:   s.driftInterval,
 		BulkDeleteBatch: s.bulkDeleteBatch,
@@ -185,11 +185,6 @@ type Connection struct {
 	// Endpoint is the service's normalised base URL, or Standalone: the
 	// service a remote id belongs to.
 	Endpoint string
-	// Local is true when the cluster is the system of record (a standalone
-	// service): there is no remote copy of anything, so a create cannot
-	// leave a duplicate behind, nothing remote is read back or deleted, and
-	// a committed create is already the answer.
-	Local bool
 	// MayAdopt is false when the object uses a ClusterEvaluationService's
 	// own key, which every namespace the service allows shares, and the
 	// service does not allow adoption: the object may then act only on
@@ -202,6 +197,9 @@ type Connection struct {
 	// 0 sends them all in one (there is no progress to checkpoint).
 	BulkDeleteBatch int
 
+	// local is true when the cluster is the system of record (a standalone
+	// service): there is no remote copy of anything.
+	local   bool
 	secrets client.Reader
 	svc     evalapi.Service
 	gate    *gate
@@ -210,11 +208,18 @@ type Connection struct {
 	key     keySource
 }
 
+// HoldsCopies reports whether the service keeps its own copy of what is
+// created on it, so that deleting an object must delete that copy first and
+// a create is answered by the service. A standalone service keeps none: the
+// cluster is the system of record, nothing remote is read back or deleted,
+// and a committed create is already the answer.
+func (c *Connection) HoldsCopies() bool { return !c.local }
+
 // BulkDeleteCalls is how many calls deleting ids testcases sends the
 // service: one per batch, none where the service is standalone.
 func (c *Connection) BulkDeleteCalls(ids int) int {
 	switch {
-	case c.Local || ids == 0:
+	case c.local || ids == 0:
 		return 0
 	case c.BulkDeleteBatch <= 0:
 		return 1
@@ -227,7 +232,7 @@ func (c *Connection) BulkDeleteCalls(ids int) int {
 // be used fails that call with a *KeyError before anything is sent.
 func (c *Connection) Client() Client {
 	key := &lazyKey{source: c.key, secrets: c.secrets}
-	if c.Local {
+	if c.local {
 		return standalone{key: key}
 	}
 	return &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder, flow: c.flow}

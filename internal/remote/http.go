@@ -85,6 +85,10 @@ func (c *httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guar
 	return c.svc.CreateMetric(ctx, key, string(spec.ProjectID), RequestFor(spec))
 }
 
+func (c *httpClient) BeforeCreate(ctx context.Context, guard func(context.Context) error) error {
+	return guard(ctx)
+}
+
 func (c *httpClient) Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
@@ -114,22 +118,29 @@ func (c *httpClient) List(ctx context.Context, projectID v1alpha1.ResourceID, op
 	return c.svc.ListMetrics(ctx, key, string(projectID), opts)
 }
 
-func (c *httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (bool, error) {
+func (c *httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (Deletion, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
-		return false, err
+		return NotDeleted, err
 	}
 	defer release()
-	return succeeded(c.svc.BulkDeleteTestcases(ctx, key, IDStrings(ids)))
+	return deletion(c.svc.BulkDeleteTestcases(ctx, key, IDStrings(ids)))
 }
 
-func (c *httpClient) DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (bool, error) {
+func (c *httpClient) DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (Deletion, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
-		return false, err
+		return NotDeleted, err
 	}
 	defer release()
-	return succeeded(c.svc.DeleteTestset(ctx, key, string(id)))
+	return deletion(c.svc.DeleteTestset(ctx, key, string(id)))
+}
+
+func deletion(resp evalapi.SuccessResponse, err error) (Deletion, error) {
+	if ok, err := succeeded(resp, err); !ok {
+		return NotDeleted, err
+	}
+	return Deleted, nil
 }
 
 func succeeded(resp evalapi.SuccessResponse, err error) (bool, error) {

@@ -45,6 +45,10 @@ type Client interface {
 	// is usable, and sends nothing if guard fails: guard records that a
 	// create may be under way. A service that cannot never calls it.
 	Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (evalapi.Metric, error)
+	// BeforeCreate calls guard where Create would: on a service that could
+	// end up holding a duplicate. A step that must record a pending create
+	// before something that precedes the create (a list) calls it there.
+	BeforeCreate(ctx context.Context, guard func(context.Context) error) error
 	// Update makes remote Metric id what spec asks for, with one request
 	// carrying the whole variant, and returns it in response form.
 	Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error)
@@ -52,11 +56,24 @@ type Client interface {
 	Delete(ctx context.Context, id string) (bool, error)
 	// List returns one page of project projectID's Metrics, newest first.
 	List(ctx context.Context, projectID v1alpha1.ResourceID, opts evalapi.ListOptions) (evalapi.MetricPage, error)
-	// DeleteTestcases deletes the testcases ids; false when the service answered success=false.
-	DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (bool, error)
-	// DeleteTestset deletes one testset; false when the service answered success=false.
-	DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (bool, error)
+	// DeleteTestcases deletes the testcases ids.
+	DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (Deletion, error)
+	// DeleteTestset deletes one testset.
+	DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (Deletion, error)
 }
+
+// Deletion is what a deletion of testcases or a testset did.
+type Deletion int
+
+const (
+	// NotDeleted: the service answered success=false.
+	NotDeleted Deletion = iota + 1
+	// Deleted: the service deleted them.
+	Deleted
+	// NothingHeld: the service holds no testcases or testsets (a standalone
+	// service), so there was nothing to delete.
+	NothingHeld
+)
 
 // Observation is what Observe found.
 type Observation struct {

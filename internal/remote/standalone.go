@@ -29,7 +29,7 @@ import (
 // the system of record: there is no remote copy of anything. A create
 // assigns a fresh id locally (NewMetricID) and answers with the service's
 // defaults filled in; the remote Metric is the spec, always up to date;
-// deletions succeed at once. It makes no network calls.
+// deletions find nothing held. It makes no network calls.
 //
 // It needs no key, but a create or deletion of an object that names one
 // checks it, so a broken Secret is reported as it is for a real service.
@@ -49,6 +49,9 @@ func (c standalone) Create(ctx context.Context, spec *v1alpha1.MetricSpec, _ fun
 	return evalapi.ResponseFor(NewMetricID(), RequestFor(spec)), nil
 }
 
+// BeforeCreate never calls guard: nothing remote can hold a duplicate.
+func (standalone) BeforeCreate(context.Context, func(context.Context) error) error { return nil }
+
 func (standalone) Update(_ context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
 	return evalapi.ResponseFor(id, RequestFor(spec)), nil
 }
@@ -61,14 +64,21 @@ func (standalone) List(context.Context, v1alpha1.ResourceID, evalapi.ListOptions
 	return evalapi.MetricPage{Data: []evalapi.Metric{}, Total: &total}, nil
 }
 
-func (c standalone) DeleteTestcases(ctx context.Context, _ []v1alpha1.ResourceID) (bool, error) {
-	_, err := c.key.get(ctx)
-	return err == nil, err
+func (c standalone) DeleteTestcases(ctx context.Context, _ []v1alpha1.ResourceID) (Deletion, error) {
+	return c.nothingHeld(ctx)
 }
 
-func (c standalone) DeleteTestset(ctx context.Context, _ v1alpha1.ResourceID) (bool, error) {
-	_, err := c.key.get(ctx)
-	return err == nil, err
+func (c standalone) DeleteTestset(ctx context.Context, _ v1alpha1.ResourceID) (Deletion, error) {
+	return c.nothingHeld(ctx)
+}
+
+// nothingHeld answers a deletion: a standalone service holds no testcases
+// or testsets; the key is checked all the same.
+func (c standalone) nothingHeld(ctx context.Context) (Deletion, error) {
+	if _, err := c.key.get(ctx); err != nil {
+		return NotDeleted, err
+	}
+	return NothingHeld, nil
 }
 
 // NewMetricID returns a new standalone Metric id: "met_" and 80 random bits

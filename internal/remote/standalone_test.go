@@ -43,7 +43,7 @@ func standaloneClient(key string) remote.Client {
 		Spec: v1alpha1.MetricSpec{APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "key"}}}
 	conn, err := remote.NewConnector(reader, remote.Defaults{}).Connect(context.Background(), m)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(conn.Local).To(BeTrue(), "without a service, the cluster is the system of record")
+	Expect(conn.HoldsCopies()).To(BeFalse(), "without a service, the cluster is the system of record")
 	return conn.Client()
 }
 
@@ -66,15 +66,15 @@ var _ = Describe("The standalone client", func() {
 		}
 	})
 
-	It("completes deletions at once", func() {
+	It("completes deletions at once, holding no testcases or testsets", func() {
 		c := standaloneClient(key)
-		ok, err := c.DeleteTestcases(ctx, []v1alpha1.ResourceID{"tc1"})
+		done, err := c.DeleteTestcases(ctx, []v1alpha1.ResourceID{"tc1"})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ok).To(BeTrue())
-		ok, err = c.DeleteTestset(ctx, "ts1")
+		Expect(done).To(Equal(remote.NothingHeld))
+		done, err = c.DeleteTestset(ctx, "ts1")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ok).To(BeTrue())
-		ok, err = c.Delete(ctx, "met_1")
+		Expect(done).To(Equal(remote.NothingHeld))
+		ok, err := c.Delete(ctx, "met_1")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ok).To(BeTrue())
 	})

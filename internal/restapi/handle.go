@@ -142,7 +142,7 @@ func (s *Server) plan(ctx context.Context, ep *endpoint, obj client.Object) (loc
 	if err != nil {
 		return nil, 0, err
 	}
-	if conn.Local {
+	if !conn.HoldsCopies() {
 		local = ep.local
 	}
 	calls = 1
