@@ -132,11 +132,11 @@ RELIABILITY_HOSTILE_DURATION ?= 10m
 
 .PHONY: bench
 bench: manifests generate envtest ## Measure the operator against the API-server and upstream floors (N=1000; a few minutes). Not part of test.
-	go test -run '^TestBench$$' -v -count=1 -timeout=30m ./test/bench -args $(BENCH_ARGS)
+	go test -tags=bench -run '^TestBench$$' -v -count=1 -timeout=30m ./test/bench -args $(BENCH_ARGS)
 
 .PHONY: bench-long
 bench-long: manifests generate envtest ## The benchmark with N=10000, including the manager binary's memory with 10,000 Metrics.
-	go test -run '^TestBench$$' -v -count=1 -timeout=90m ./test/bench -args $(BENCH_LONG_ARGS)
+	go test -tags=bench -run '^TestBench$$' -v -count=1 -timeout=90m ./test/bench -args $(BENCH_LONG_ARGS)
 
 .PHONY: test-reliability
 test-reliability: manifests generate envtest ginkgo helm ## Kill and stop injection, fault soak, secret hygiene, a hostile tenant and fuzzing: the long versions (~18 min).
@@ -171,7 +171,7 @@ dev: build envtest ## Run a local control plane and the manager (standalone, RES
 
 .PHONY: test-e2e
 test-e2e: manifests generate envtest ginkgo promtool ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).
-	PROMQL_NAMES=$(PROMQL_NAMES) $(GINKGO) $(GINKGO_FLAGS) ./test/e2e
+	PROMQL_NAMES=$(PROMQL_NAMES) $(GINKGO) $(GINKGO_FLAGS) --tags=e2e ./test/e2e
 
 .PHONY: cluster
 # The real node runs IMG as built by make image; the chart's default image
@@ -187,7 +187,7 @@ cluster-down: ## Stop the real node and undo every change it made to the machine
 .PHONY: test-cluster
 test-cluster: ginkgo helm kustomize ## Run the operator as pods on the real node (make cluster first): installs, probes, RBAC, the REST Service, failover, rolling update, uninstall.
 	IMG=$(IMG) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) CLUSTER_KUBECONFIG=$(CURDIR)/.cluster/kubeconfig \
-	  $(GINKGO) $(GINKGO_FLAGS) ./test/cluster
+	  $(GINKGO) $(GINKGO_FLAGS) --tags=cluster ./test/cluster
 
 ##@ Deployment
 
@@ -322,7 +322,7 @@ helm-lint: helm ## Lint and render the Helm chart (defaults and every option on)
 
 .PHONY: test-packaging
 test-packaging: manifests envtest ginkgo helm kustomize ## Apply the kustomize and Helm renders to a real API server (envtest); upgrade from chart 0.1.0 (from git history).
-	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) ./test/packaging
+	HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) $(GINKGO) $(GINKGO_FLAGS) --tags=packaging ./test/packaging
 
 ##@ Dependencies
 

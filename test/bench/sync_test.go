@@ -1,3 +1,5 @@
+//go:build bench
+
 /*
 Copyright 2026 The eval-operator Authors.
 

@@ -1,3 +1,5 @@
+//go:build cluster
+
 /*
 Copyright 2026 The eval-operator Authors.
 

@@ -1,3 +1,5 @@
+//go:build packaging
+
 /*
 Copyright 2026 The eval-operator Authors.
 
