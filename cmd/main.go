@@ -33,7 +33,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -402,23 +401,22 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("--api-url: %w", err)
 	}
-	connector := remote.NewConnector(mgr.GetAPIReader(), remote.Defaults{
-		Service: svc,
-		Limits: remote.Limits{QPS: c.apiQPS, Burst: c.apiBurst, MaxInFlight: c.apiMaxInFlight,
-			Timeout: c.apiTimeout},
-		DefaultAPIKeySecret:          c.defaultAPIKeySecret,
-		DriftInterval:                c.driftInterval,
-		BulkDeleteBatchSize:          c.bulkDeleteBatchSize,
-		Services:                     mgr.GetClient(),
-		Workers:                      c.maxConcurrentReconciles,
-		AllowPrivateServiceAddresses: c.allowPrivateServices,
-		NamespacedServiceHosts:       c.namespacedServiceHosts,
-	})
-	if err := controller.SetupWithManager(mgr, controller.Options{
-		Connector:               connector,
+	connector, err := controller.SetupWithManager(mgr, controller.Options{
+		Defaults: remote.Defaults{
+			Service: svc,
+			Limits: remote.Limits{QPS: c.apiQPS, Burst: c.apiBurst, MaxInFlight: c.apiMaxInFlight,
+				Timeout: c.apiTimeout},
+			DefaultAPIKeySecret:          c.defaultAPIKeySecret,
+			DriftInterval:                c.driftInterval,
+			BulkDeleteBatchSize:          c.bulkDeleteBatchSize,
+			Workers:                      c.maxConcurrentReconciles,
+			AllowPrivateServiceAddresses: c.allowPrivateServices,
+			NamespacedServiceHosts:       c.namespacedServiceHosts,
+		},
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
 		RequestTimeout:          c.apiTimeout,
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	if c.serveAPI != "" {
@@ -442,25 +440,15 @@ func run(c config) error {
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
 
-// addRESTServer adds the built-in REST server to mgr. It runs on every
-// replica, leader or not: it only creates resources and reads the cache.
+// addRESTServer adds the built-in REST server to mgr.
 func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsOpts []func(*tls.Config)) error {
-	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return fmt.Errorf("creating the REST server's client: %w", err)
-	}
 	selector, err := labels.Parse(c.restNamespaceSelector)
 	if err != nil {
 		return fmt.Errorf("--rest-namespace-selector: %w", err)
 	}
 	writes := c.tenantWrites()
-	srv, err := restapi.New(restapi.Options{
+	srv, err := restapi.AddToManager(mgr, connector, restapi.Options{
 		Addr:              c.serveAPI,
-		Client:            mgr.GetClient(),
-		Cache:             mgr.GetCache(),
-		Reader:            mgr.GetAPIReader(),
-		Connector:         connector,
-		KubeClient:        kube,
 		Namespaces:        c.watchNamespaces,
 		NamespaceSelector: selector,
 		SyncTimeout:       c.restSyncTimeout,
@@ -477,9 +465,6 @@ func addRESTServer(mgr ctrl.Manager, c config, connector *remote.Connector, tlsO
 	})
 	if err != nil {
 		return fmt.Errorf("--serve-api: %w", err)
-	}
-	if err := mgr.Add(srv); err != nil {
-		return fmt.Errorf("adding the REST server: %w", err)
 	}
 	// Not ready until the server listens and knows the keys.
 	if err := mgr.AddReadyzCheck("rest-api", srv.ReadyCheck); err != nil {

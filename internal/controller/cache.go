@@ -23,6 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/metric"
+	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
 )
 
 // CacheOptions are the manager's cache options; cmd/main.go and the tests'
@@ -41,9 +43,9 @@ func CacheOptions(namespaces []string) cache.Options {
 			&corev1.Secret{}: {Transform: stripSecretMetadata},
 			// A settled Metric is cached without its prompt, so memory does
 			// not grow with prompt size.
-			&v1alpha1.Metric{}: {Transform: MetricCacheTransform()},
+			&v1alpha1.Metric{}: {Transform: metric.CacheTransform()},
 			// A finished bulk deletion is cached without its ids.
-			&v1alpha1.TestcaseDeletion{}: {Transform: DeletionCacheTransform()},
+			&v1alpha1.TestcaseDeletion{}: {Transform: oneshot.CacheTransform()},
 		},
 	}
 	if len(namespaces) > 0 {

@@ -58,8 +58,8 @@ func newUpstream(opts ...evalapitest.Option) *upstream {
 		Options: controller.Options{RequestTimeout: 2 * time.Second, MaxConcurrentReconciles: 4,
 			// Retries come quickly enough for a test to wait for them, and slowly
 			// enough for it to see the state in between.
-			Backoff: 200 * time.Millisecond},
-		Defaults: remote.Defaults{Service: c, BulkDeleteBatchSize: 100}}}
+			Backoff:  200 * time.Millisecond,
+			Defaults: remote.Defaults{Service: c, BulkDeleteBatchSize: 100}}}}
 }
 
 // testStart is the time a test's fake clock starts at.

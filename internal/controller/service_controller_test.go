@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -93,7 +94,7 @@ var _ = Describe("EvaluationService and ClusterEvaluationService", func() {
 	})
 
 	It("are Ready Standalone without a call, and Connected once the probe answers with the key", func() {
-		startManager(managerOptions{Defaults: remote.Defaults{AllowPrivateServiceAddresses: true}})
+		startManager(managerOptions{Options: controller.Options{Defaults: remote.Defaults{AllowPrivateServiceAddresses: true}}})
 		sandbox := namespacedService(ns, "sandbox", v1alpha1.ServiceConnection{Standalone: &v1alpha1.StandaloneService{}})
 		Expect(k8s.Create(rootCtx, sandbox)).To(Succeed())
 		Eventually(serviceReady(sandbox)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonStandalone))
@@ -110,7 +111,7 @@ var _ = Describe("EvaluationService and ClusterEvaluationService", func() {
 	})
 
 	It("says Unauthorized on a refused key, and probes again when the Secret is rotated", func() {
-		startManager(managerOptions{Defaults: remote.Defaults{AllowPrivateServiceAddresses: true}})
+		startManager(managerOptions{Options: controller.Options{Defaults: remote.Defaults{AllowPrivateServiceAddresses: true}}})
 		up := newProjectsService(rotatedKey)
 		svc := namespacedService(ns, "default", v1alpha1.ServiceConnection{URL: up.url()})
 		Expect(k8s.Create(rootCtx, svc)).To(Succeed())
@@ -122,7 +123,7 @@ var _ = Describe("EvaluationService and ClusterEvaluationService", func() {
 	})
 
 	It("says Rejected with the service's code and a bounded, printable message only", func() {
-		startManager(managerOptions{Defaults: remote.Defaults{AllowPrivateServiceAddresses: true}})
+		startManager(managerOptions{Options: controller.Options{Defaults: remote.Defaults{AllowPrivateServiceAddresses: true}}})
 		up := newProjectsService(testKey)
 		long := "bad\x1b[31mrequest " + strings.Repeat("x", 5000)
 		up.refuse.Store(&long)

@@ -37,7 +37,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -88,11 +87,10 @@ type manager struct {
 	cache cache.Cache
 }
 
-// managerOptions are the reconcilers' options and the manager's flags
-// (remote.Defaults) that the test's connector is built from.
+// managerOptions are the reconcilers' options, with the manager's flags
+// (remote.Defaults).
 type managerOptions struct {
 	controller.Options
-	remote.Defaults
 	// namespaces are watched beside the test's own namespace.
 	namespaces []string
 }
@@ -110,9 +108,8 @@ func startManager(opts managerOptions) *manager {
 		Cache: controller.CacheOptions(append([]string{testNamespace}, opts.namespaces...)),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	opts.Services = mgr.GetClient()
-	opts.Connector = remote.NewConnector(mgr.GetAPIReader(), opts.Defaults)
-	Expect(controller.SetupWithManager(mgr, opts.Options)).To(Succeed())
+	_, err = controller.SetupWithManager(mgr, opts.Options)
+	Expect(err).NotTo(HaveOccurred())
 
 	ctx, cancel := context.WithCancel(rootCtx)
 	m := &manager{cancel: cancel, done: make(chan struct{}), cache: mgr.GetCache()}

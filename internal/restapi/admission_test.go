@@ -80,7 +80,7 @@ var _ = Describe("Admission control", func() {
 			var err error
 			// Buckets of 2 that refill one token in 100s: the third read, or
 			// the third write, is refused.
-			srv, url, err = addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, func(o *Options) {
+			srv, url, err = addServer(h.mgr, 30*time.Second, ctrl.Log, func(o *Options) {
 				o.TenantQPS, o.TenantBurst, o.Now = 0.01, 2, clock.Now
 				o.TenantReadQPS, o.TenantReadBurst = 0.01, 2
 			})

@@ -45,7 +45,7 @@ func expectQuotaRefusal(rep reply) {
 
 var _ = Describe("A tenant's budget", func() {
 	It("refuses a create past the namespace's budget of the kind before writing, and counts kinds apart", func() {
-		_, url, err := addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
 			o.Budget = Budget{Metrics: 2, TestsetDeletions: 1, TestcaseDeletions: 1}
 		})
 		Expect(err).NotTo(HaveOccurred())
@@ -69,7 +69,7 @@ var _ = Describe("A tenant's budget", func() {
 	})
 
 	It("counts creates sent together, and those the cache does not show yet: never one past the budget", func() {
-		_, url, err := addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
 			o.Budget = Budget{Metrics: 3}
 		})
 		Expect(err).NotTo(HaveOccurred())
@@ -99,7 +99,7 @@ var _ = Describe("A tenant's budget", func() {
 
 	It("lets a namespace's creates overlap: only the check and the reservation take turns", func() {
 		slow := &slowCreates{Client: h.mgr.GetClient(), delay: 200 * time.Millisecond}
-		_, url, err := addServer(h.mgr, h.cfg, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
 			o.Client = slow
 		})
 		Expect(err).NotTo(HaveOccurred())

@@ -33,7 +33,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -103,16 +102,13 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 	if err != nil {
 		return nil, err
 	}
-	err = controller.SetupWithManager(h.mgr, controller.Options{
-		Connector: standaloneConnector(h.mgr), MaxConcurrentReconciles: 8,
-	})
-	if err != nil {
+	if _, err = controller.SetupWithManager(h.mgr, controller.Options{MaxConcurrentReconciles: 8}); err != nil {
 		return nil, err
 	}
-	if h.server, h.url, err = addServer(h.mgr, h.cfg, 30*time.Second, log, unlimited); err != nil {
+	if h.server, h.url, err = addServer(h.mgr, 30*time.Second, log, unlimited); err != nil {
 		return nil, err
 	}
-	if h.impatient, h.impatientURL, err = addServer(h.mgr, h.cfg, time.Nanosecond, log, unlimited); err != nil {
+	if h.impatient, h.impatientURL, err = addServer(h.mgr, time.Nanosecond, log, unlimited); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -129,37 +125,26 @@ func unlimited(o *Options) {
 
 // addServer adds a REST server listening on a free 127.0.0.1 port to mgr;
 // adjust, if any, changes its options.
-func addServer(mgr ctrl.Manager, cfg *rest.Config, syncTimeout time.Duration, log logr.Logger,
+func addServer(mgr ctrl.Manager, syncTimeout time.Duration, log logr.Logger,
 	adjust ...func(*Options)) (*Server, string, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, "", err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, "", err
 	}
-	opts := Options{
-		Listener:    ln,
-		Client:      mgr.GetClient(),
-		Cache:       mgr.GetCache(),
-		Reader:      mgr.GetAPIReader(),
-		KubeClient:  cs,
-		SyncTimeout: syncTimeout,
-		Logger:      log.WithName("restapi"),
-	}
-	if syncTimeout > time.Nanosecond {
-		// The impatient server waits for the reconciler, as for a remote service.
-		opts.Connector = standaloneConnector(mgr)
-	}
+	opts := Options{Listener: ln, SyncTimeout: syncTimeout, Logger: log.WithName("restapi")}
 	for _, a := range adjust {
 		a(&opts)
 	}
-	s, err := New(opts)
-	if err != nil {
-		return nil, "", errors.Join(err, ln.Close())
+	var connector Connector
+	if syncTimeout > time.Nanosecond {
+		// The impatient server waits for the reconciler, as for a remote service.
+		connector = standaloneConnector(mgr)
 	}
-	return s, "http://" + ln.Addr().String(), mgr.Add(s)
+	s, err := AddToManager(mgr, connector, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, "http://" + ln.Addr().String(), nil
 }
 
 func (h *harness) waitServing() error {

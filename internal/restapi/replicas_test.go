@@ -58,7 +58,7 @@ func (c *laggingCache) List(ctx context.Context, list client.ObjectList, opts ..
 var _ = Describe("Several replicas behind one Service", func() {
 	It("finds a Metric another replica just created, though this one's watch trails", func(ctx SpecContext) {
 		lag := &laggingCache{Cache: h.mgr.GetCache()}
-		trailing, url, err := addServer(h.mgr, h.cfg, 30*time.Second, GinkgoLogr, unlimited,
+		trailing, url, err := addServer(h.mgr, 30*time.Second, GinkgoLogr, unlimited,
 			func(o *Options) { o.Cache = lag })
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()

@@ -234,13 +234,11 @@ func startScopedManager(cfg *rest.Config, namespaces []string) (ctrl.Manager, st
 		Logger:                 ctrl.Log.WithName("scoped"),
 	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controller.SetupWithManager(mgr, controller.Options{Connector: standaloneConnector(mgr)})).
-		To(Succeed())
-	ln, url := listenLocal()
-	s, err := New(Options{Listener: ln, Client: mgr.GetClient(), Cache: mgr.GetCache(),
-		KubeClient: kubernetes.NewForConfigOrDie(cfg), Namespaces: namespaces, Logger: ctrl.Log.WithName("scoped")})
+	connector, err := controller.SetupWithManager(mgr, controller.Options{})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(mgr.Add(s)).To(Succeed())
+	ln, url := listenLocal()
+	_, err = AddToManager(mgr, connector, Options{Listener: ln, Namespaces: namespaces, Logger: ctrl.Log.WithName("scoped")})
+	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()

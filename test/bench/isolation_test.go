@@ -60,7 +60,7 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 		silent.CloseClientConnections()
 		silent.Close()
 	}()
-	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c},
+	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
 		Defaults: remote.Defaults{Workers: c, AllowPrivateServiceAddresses: true}}, nil)
 	if err != nil {
 		return err

@@ -91,17 +91,10 @@ type running struct {
 	done   chan error
 }
 
-// managerOptions are the reconcilers' options and the manager's flags
-// (remote.Defaults) its connector is built from.
-type managerOptions struct {
-	controller.Options
-	remote.Defaults
-}
-
 // startManager starts a manager whose API-server requests are counted, with
 // the reconcilers set up from opts and extra Runnables added by add (given
 // the reconcilers' connector), and waits for its cache.
-func (b *bench) startManager(ctx context.Context, opts managerOptions, add func(ctrl.Manager, *remote.Connector) error) (
+func (b *bench) startManager(ctx context.Context, opts controller.Options, add func(ctrl.Manager, *remote.Connector) error) (
 	*running, error,
 ) {
 	r := &running{api: &apiCounter{}, done: make(chan error, 1)}
@@ -118,13 +111,12 @@ func (b *bench) startManager(ctx context.Context, opts managerOptions, add func(
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	opts.Services = mgr.GetClient()
-	opts.Connector = remote.NewConnector(mgr.GetAPIReader(), opts.Defaults)
-	if err := controller.SetupWithManager(mgr, opts.Options); err != nil {
+	connector, err := controller.SetupWithManager(mgr, opts)
+	if err != nil {
 		return nil, err
 	}
 	if add != nil {
-		if err := add(mgr, opts.Connector); err != nil {
+		if err := add(mgr, connector); err != nil {
 			return nil, err
 		}
 	}

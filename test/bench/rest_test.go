@@ -31,7 +31,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,7 +61,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 	if err != nil {
 		return fmt.Errorf("raw bulk delete creates: %w", err)
 	}
-	srv, err := b.startREST(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: reconcilers}}, c)
+	srv, err := b.startREST(ctx, controller.Options{MaxConcurrentReconciles: reconcilers}, c)
 	if err != nil {
 		return err
 	}
@@ -118,7 +117,7 @@ func (b *bench) restRemoteRun(ctx context.Context, tab *table, n, c, reconcilers
 	if err != nil {
 		return fmt.Errorf("guarded floor: %w", err)
 	}
-	srv, err := b.startREST(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: reconcilers},
+	srv, err := b.startREST(ctx, controller.Options{MaxConcurrentReconciles: reconcilers,
 		Defaults: remote.Defaults{Service: svc}}, c)
 	if err != nil {
 		return err
@@ -152,7 +151,7 @@ type restServer struct {
 
 // startREST starts a manager with the reconcilers of opts and the REST
 // server (standalone as opts is), and waits until it accepts a POST.
-func (b *bench) startREST(ctx context.Context, opts managerOptions, c int) (*restServer, error) {
+func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (*restServer, error) {
 	key := framework.NewKey("bench") // unique: the REST server finds the namespace by key
 	ns, err := framework.NewNamespace(ctx, b.k8s, "bench-rest", key)
 	if err != nil {
@@ -166,19 +165,11 @@ func (b *bench) startREST(ctx context.Context, opts managerOptions, c int) (*res
 		return nil, err
 	}
 	mgr, err := b.startManager(ctx, opts, func(mgr ctrl.Manager, conn *remote.Connector) error {
-		cs, err := kubernetes.NewForConfig(mgr.GetConfig())
-		if err != nil {
-			return err
-		}
-		srv, err := restapi.New(restapi.Options{Listener: ln, Client: mgr.GetClient(), Cache: mgr.GetCache(),
-			Reader: mgr.GetAPIReader(), KubeClient: cs, Connector: conn,
+		_, err := restapi.AddToManager(mgr, conn, restapi.Options{Listener: ln,
 			// Admission control off: the run measures what the server can do for one tenant.
 			MaxInflight: 1 << 16, TenantQPS: 1e9, TenantBurst: 1 << 30,
 			Budget: restapi.Budget{Metrics: 1 << 30, TestsetDeletions: 1 << 30, TestcaseDeletions: 1 << 30}})
-		if err != nil {
-			return err
-		}
-		return mgr.Add(srv)
+		return err
 	})
 	if err != nil {
 		return nil, err

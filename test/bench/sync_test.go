@@ -134,7 +134,7 @@ type operatorRun struct {
 // runOperator starts a manager with concurrency c, creates n Metrics in ns
 // and measures them until all are Ready and the manager is idle.
 func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service, n, c int) (run operatorRun, err error) {
-	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c},
+	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
 		Defaults: remote.Defaults{Service: svc}}, nil)
 	if err != nil {
 		return run, err
@@ -414,7 +414,7 @@ func (b *bench) steadyState(ctx context.Context, tab *table, label string, svc e
 		return err
 	}
 	start := time.Now()
-	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c},
+	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
 		Defaults: remote.Defaults{Service: svc}}, nil)
 	if err != nil {
 		return err
@@ -444,7 +444,7 @@ func (b *bench) driftCheck(ctx context.Context, tab *table, label, ns string, sv
 	if err != nil {
 		return err
 	}
-	mgr, err := b.startManager(ctx, managerOptions{Options: controller.Options{MaxConcurrentReconciles: c, Clock: clock},
+	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c, Clock: clock,
 		Defaults: remote.Defaults{Service: svc, DriftInterval: driftInterval}}, nil)
 	if err != nil {
 		return err

@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/eval-operator/eval-operator/"
+
+// The import rules of docs/development.md ("Code map"): the families of
+// reconcilers share only the kit, the kit knows no family, and the REST
+// server and the seam know no reconciler. A forbidden path ending in /...
+// is a whole subtree; any other is one package.
+func TestImportRules(t *testing.T) {
+	families := []string{"internal/controller", "internal/controller/metric", "internal/controller/oneshot",
+		"internal/controller/connection"}
+	rules := []struct {
+		dir    string
+		forbid []string
+	}{
+		{"internal/controller/kit", families},
+		{"internal/controller/metric", without(families, "internal/controller/metric")},
+		{"internal/controller/oneshot", without(families, "internal/controller/oneshot")},
+		{"internal/controller/connection", without(families, "internal/controller/connection")},
+		{"internal/controller", []string{"internal/restapi/...", "cmd/..."}},
+		{"internal/restapi", []string{"internal/controller/..."}},
+		{"internal/remote", []string{"internal/controller/...", "internal/restapi/..."}},
+	}
+	for _, r := range rules {
+		for file, imports := range productImports(t, filepath.Join("..", "..", r.dir)) {
+			for _, imp := range imports {
+				for _, f := range r.forbid {
+					tree, isTree := strings.CutSuffix(f, "/...")
+					if imp == tree || (isTree && strings.HasPrefix(imp, tree+"/")) {
+						t.Errorf("%s imports %s: %s may not import %s", file, imp, r.dir, f)
+					}
+				}
+			}
+		}
+	}
+}
+
+func without(list []string, drop string) []string {
+	var out []string
+	for _, s := range list {
+		if s != drop {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// productImports are the project's packages each product file under dir
+// imports (tests excluded), relative to the module, by file.
+func productImports(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, spec := range f.Imports {
+			p, _ := strconv.Unquote(spec.Path.Value)
+			if rel, ok := strings.CutPrefix(p, module); ok {
+				out[path] = append(out[path], rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

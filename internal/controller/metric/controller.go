@@ -1,0 +1,275 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package metric
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics/status,verbs=get;update;patch
+
+// Reconciler keeps each Metric's remote Metric in step with its spec.
+//
+// The create is guarded against duplicates: the create-pending annotation is
+// written, with an optimistic-concurrency update, before the request is
+// sent; the remote id is written to the metric-id annotation right after.
+// Pending without an id means an earlier attempt may have created the
+// Metric: settlePending finds out from the service's list of Metrics, or
+// stops for a person. Once an id is recorded, the
+// Metric is never created again: a new spec is an update, and a Ready
+// Metric is read again every drift interval (see sync.go).
+type Reconciler struct {
+	kit.Base
+	drift    *driftSchedules
+	recovery *recovery
+}
+
+// Reconcile brings one Metric to Ready.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	m := &v1alpha1.Metric{}
+	if live, err := r.GetLive(ctx, req, m); !live {
+		return ctrl.Result{}, err
+	}
+	conn, cerr := r.Connector.Connect(ctx, m)
+	if err := r.readWhole(ctx, m, r.drift.every(conn.DriftInterval)); err != nil {
+		return ctrl.Result{}, err
+	}
+	p := r.NewStatusPatcher(m)
+	p.Resolved(conn.Service)
+	if o, held := kit.HoldIfPaused(m); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
+	if !m.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, conn, cerr, m, p)
+	}
+	if o, stop, err := r.checkService(ctx, conn, cerr, m); stop {
+		return p.Finish(ctx, o, ctrl.Result{}, err)
+	}
+	if err := r.syncFinalizer(ctx, conn, m); err != nil {
+		return ctrl.Result{}, err
+	}
+	o, res, err := r.sync(ctx, p, conn, m)
+	return p.Finish(ctx, o, res, err)
+}
+
+// sync works out the Metric's state and takes the one step it calls for.
+func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, m *v1alpha1.Metric) (
+	kit.Outcome, ctrl.Result, error,
+) {
+	if id := m.RecordedID(); id != "" {
+		if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, m, id); refused || err != nil {
+			return o, ctrl.Result{}, err
+		}
+		if o, refused := adoptionOutcome(conn, m, id); refused {
+			return o, ctrl.Result{}, nil
+		}
+		if !recreateAllowed(m, id) || !m.Spec.Allows(v1alpha1.ManagementCreate) {
+			return r.syncRemote(ctx, conn, m, id)
+		}
+		if err := r.forgetID(ctx, p, m, id); err != nil {
+			// Still RemoteNotFound with the recreate annotation: the next attempt repeats this.
+			return remoteNotFound(m, id), ctrl.Result{}, err
+		}
+	}
+	if m.CreatePending() {
+		// A create that never committed is sent again, through the guarded path.
+		c := conn.Client()
+		return r.settlePending(ctx, conn, c, m, func() (kit.Outcome, ctrl.Result, error) {
+			return r.createOrAdopt(ctx, conn, c, m)
+		})
+	}
+	if o, held, err := kit.StillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
+		// The service refused this very spec; it would refuse it again.
+		return o, ctrl.Result{}, err
+	}
+	return r.createOrAdopt(ctx, conn, conn.Client(), m)
+}
+
+// create sends the one create request. Where the service could end up
+// holding a duplicate, the client first calls guard, which records the
+// create-pending annotation; where it cannot (the cluster is the system of
+// record), the id is recorded in one conditional write.
+func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+	kit.Outcome, ctrl.Result, error,
+) {
+	guarded := false
+	guard := func(ctx context.Context) error {
+		guarded = true
+		return r.markPending(ctx, m, conn.Endpoint)
+	}
+	// Once the create is marked pending, see it through to its answer even
+	// when the manager is stopping (a rolling update): cancelling it mid-flight
+	// would leave the Metric at CreateOutcomeUnknown. The request's own timeout
+	// still bounds it, within the manager's graceful shutdown.
+	resp, err := c.Create(context.WithoutCancel(ctx), &m.Spec, guard)
+	switch {
+	case err != nil && !guarded:
+		return kit.UpstreamFailure(err)
+	case !guarded:
+		return r.recordLocalID(ctx, m, conn.Endpoint, resp)
+	case !m.CreatePending():
+		// The guard itself failed: nothing was sent.
+		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
+	case evalapi.KindOf(err) == evalapi.KindOutcomeUnknown:
+		// Leave the pending annotation: settlePending decides once the request is over.
+		return r.awaitPendingCreate(m,
+			"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error())
+	case err != nil:
+		// The service answered and created nothing, or never saw the request: a retry is safe.
+		if cerr := r.clearPending(ctx, m); cerr != nil {
+			return kit.Progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, cerr
+		}
+		return kit.UpstreamFailure(err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Created remote Metric", "id", resp.ID, "service", conn.Service)
+	err = r.annotateID(ctx, m, resp.ID)
+	// After the patch, which answers with the stored status.
+	remote.SetStatus(&m.Status, resp)
+	r.recordSynced(m, nil)
+	if err != nil {
+		// status.id is patched all the same; the next reconcile finishes the annotation from it.
+		return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
+	}
+	return kit.Ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.every(conn.DriftInterval).requeue(m.UID), nil
+}
+
+// markPending records the create-pending annotation, and the finalizer
+// where the policy wants it, before a create that could leave a duplicate.
+// Update, not Patch: it fails on a stale resourceVersion, so two workers
+// holding different views of this Metric cannot both send the create. The
+// same write adds the finalizer: from here on a remote Metric may exist.
+func (r *Reconciler) markPending(ctx context.Context, m *v1alpha1.Metric, endpoint string) error {
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.Clock.Now().UTC().Format(time.RFC3339)
+	m.Annotations[v1alpha1.ServiceAnnotation] = endpoint
+	if m.Spec.DeletesRemote() {
+		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
+	}
+	if err := r.Client.Update(ctx, m); err != nil {
+		delete(m.Annotations, v1alpha1.CreatePendingAnnotation)
+		delete(m.Annotations, v1alpha1.ServiceAnnotation)
+		return fmt.Errorf("recording the pending create: %w", err)
+	}
+	return nil
+}
+
+// recordLocalID records the id of a create that cannot have left a
+// duplicate (the cluster is the system of record): the id was assigned
+// locally and is recorded in one write, without the create-pending guard.
+// The write is conditional on the resourceVersion, so a reconcile working
+// from a stale copy cannot replace an id recorded meanwhile.
+func (r *Reconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, endpoint string, resp evalapi.Metric) (
+	kit.Outcome, ctrl.Result, error,
+) {
+	err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
+		v1alpha1.MetricIDAnnotation: resp.ID,
+		v1alpha1.ServiceAnnotation:  endpoint,
+	})
+	if err != nil {
+		return kit.Progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
+	}
+	remote.SetStatus(&m.Status, resp)
+	r.recordSynced(m, nil)
+	return createdLocally(resp.ID), ctrl.Result{}, nil
+}
+
+func createdLocally(id string) kit.Outcome {
+	return kit.Ready(v1alpha1.ReasonCreated, "created Metric "+id)
+}
+
+// annotateID records id in the metric-id annotation and drops create-pending,
+// in one merge patch. It retries transient failures: until it lands, the id
+// exists only in this process.
+func (r *Reconciler) annotateID(ctx context.Context, m *v1alpha1.Metric, id string) error {
+	return r.patchAnnotations(ctx, m, map[string]any{
+		v1alpha1.MetricIDAnnotation:      id,
+		v1alpha1.CreatePendingAnnotation: nil,
+	})
+}
+
+// clearPending drops create-pending once the create is known to have made
+// nothing, and with it the service the create was sent to.
+func (r *Reconciler) clearPending(ctx context.Context, m *v1alpha1.Metric) error {
+	return r.patchAnnotations(ctx, m, map[string]any{
+		v1alpha1.CreatePendingAnnotation: nil,
+		v1alpha1.ServiceAnnotation:       nil,
+	})
+}
+
+func (r *Reconciler) patchAnnotations(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
+	patch, err := annotationPatch(annotations, "")
+	if err != nil {
+		return err
+	}
+	err = retry.OnError(retry.DefaultBackoff, isTransient, func() error {
+		return r.Client.Patch(ctx, m, patch)
+	})
+	if err != nil {
+		return fmt.Errorf("patching annotations: %w", err)
+	}
+	return nil
+}
+
+// patchAnnotationsIfCurrent patches annotations only if m is the stored
+// version: a decision taken on a stale copy fails with a conflict and is
+// taken again.
+func (r *Reconciler) patchAnnotationsIfCurrent(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
+	patch, err := annotationPatch(annotations, m.ResourceVersion)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, m, patch); err != nil {
+		return fmt.Errorf("patching annotations: %w", err)
+	}
+	return nil
+}
+
+// annotationPatch is a merge patch of annotations, conditional on
+// resourceVersion unless it is empty.
+func annotationPatch(annotations map[string]any, resourceVersion string) (client.Patch, error) {
+	metadata := map[string]any{"annotations": annotations}
+	if resourceVersion != "" {
+		metadata["resourceVersion"] = resourceVersion
+	}
+	data, err := json.Marshal(map[string]any{"metadata": metadata})
+	if err != nil {
+		return nil, fmt.Errorf("encoding annotations: %w", err)
+	}
+	return client.RawPatch(types.MergePatchType, data), nil
+}
+
+func isTransient(err error) bool {
+	return !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err)
+}

@@ -1,0 +1,48 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package oneshot
+
+import (
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
+)
+
+// A TestcaseDeletion holds up to 10,000 ids (1.3 MB), which only its run
+// reads. Once it has finished, its reconciles only count down its TTL, so
+// the cache keeps it without its ids: the manager's memory does not grow
+// with the finished deletions a tenant keeps for their TTL. The copy is
+// marked with metriccache.TrimmedAnnotation, and the client refuses to write it back.
+
+// CacheTransform is the cache transform of TestcaseDeletions
+// (cache.ByObject): it strips managedFields and trims a finished deletion.
+func CacheTransform() toolscache.TransformFunc {
+	strip := cache.TransformStripManagedFields()
+	return func(in any) (any, error) {
+		out, err := strip(in)
+		if d, ok := out.(*v1alpha1.TestcaseDeletion); ok && err == nil && d.Status.Finished() {
+			d.Spec.TestcaseIDs = nil
+			if d.Annotations == nil {
+				d.Annotations = map[string]string{}
+			}
+			d.Annotations[metriccache.TrimmedAnnotation] = "true"
+		}
+		return out, err
+	}
+}
