@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,12 +25,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/manifests"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // Environment variables import reads when the flags are not given.
@@ -160,16 +160,37 @@ func (o *importOptions) liveService(ctx context.Context) (liveService, error) {
 // service's own key unless --own-key; otherwise (or with it) the caller's.
 // No message names its value.
 func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIKey, string, error) {
-	read := o.callerKey
 	if o.service != "" && !o.ownKey {
-		read = func(ctx context.Context) (string, string, error) { return o.serviceKey(ctx, live) }
+		return o.serviceKey(ctx, live)
 	}
-	raw, source, err := read(ctx)
-	if err != nil {
-		return "", "", err
+	return o.callerKey(ctx)
+}
+
+// callerKey is the caller's own key: --key-file, else $EVAL_API_KEY, else
+// the --secret Secret in the cluster.
+func (o *importOptions) callerKey(ctx context.Context) (evalapi.APIKey, string, error) {
+	switch {
+	case o.keyFile != "":
+		data, err := os.ReadFile(o.keyFile)
+		if err != nil {
+			return "", "", fmt.Errorf("reading the API key: %w", err)
+		}
+		// A file's own line break ends the file, not the key.
+		return checkKey(strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), o.keyFile)
+	case o.getenv(envAPIKey) != "":
+		return checkKey(o.getenv(envAPIKey), "$"+envAPIKey)
+	case o.secret != "":
+		return o.secretKey(ctx, "", v1alpha1.SecretKeySelector{Name: o.secret})
+	case o.ownKey:
+		return "", "", errors.New("--own-key: give --key-file, set $" + envAPIKey + ", or name the key's Secret with --secret")
 	}
-	// The key as the operator would send it: a Secret's data untouched (the
-	// manager refuses a key with whitespace, so the plugin does too).
+	return "", "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
+		"or use a --service that names one")
+}
+
+// checkKey refuses a key the operator would refuse (whitespace, a line
+// break, no ak_ prefix), naming where it came from, never its value.
+func checkKey(raw, source string) (evalapi.APIKey, string, error) {
 	key := evalapi.APIKey(raw)
 	if !key.Valid() {
 		return "", "", fmt.Errorf("the API key in %s is not an API key (%s followed by at least %d visible ASCII "+
@@ -179,44 +200,20 @@ func (o *importOptions) key(ctx context.Context, live liveService) (evalapi.APIK
 	return key, source, nil
 }
 
-// callerKey is the caller's own key: --key-file, else $EVAL_API_KEY, else
-// the --secret Secret in the cluster.
-func (o *importOptions) callerKey(ctx context.Context) (raw, source string, err error) {
-	switch {
-	case o.keyFile != "":
-		data, err := os.ReadFile(o.keyFile)
-		if err != nil {
-			return "", "", fmt.Errorf("reading the API key: %w", err)
-		}
-		// A file's own line break ends the file, not the key.
-		return strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r"), o.keyFile, nil
-	case o.getenv(envAPIKey) != "":
-		return o.getenv(envAPIKey), "$" + envAPIKey, nil
-	case o.secret != "":
-		return o.secretKey(ctx, "", o.secret, v1alpha1.DefaultAPIKeySecretKey)
-	case o.ownKey:
-		return "", "", errors.New("--own-key: give --key-file, set $" + envAPIKey + ", or name the key's Secret with --secret")
-	}
-	return "", "", errors.New("no API key: give --key-file, set $" + envAPIKey + ", name the key's Secret with --secret, " +
-		"or use a --service that names one")
-}
-
 // serviceKey is the key --service names for itself.
-func (o *importOptions) serviceKey(ctx context.Context, live liveService) (raw, source string, err error) {
+func (o *importOptions) serviceKey(ctx context.Context, live liveService) (evalapi.APIKey, string, error) {
 	if live.keyRef == nil {
 		return "", "", fmt.Errorf("--service %s names no apiKeySecretRef: to send your own key to its url %s, add --own-key",
 			o.service, live.url)
 	}
-	field := live.keyRef.Key
-	if field == "" {
-		field = v1alpha1.DefaultAPIKeySecretKey
-	}
-	return o.secretKey(ctx, live.keyNamespace, live.keyRef.Name, field)
+	return o.secretKey(ctx, live.keyNamespace, *live.keyRef)
 }
 
-// secretKey reads data key field of Secret name, in namespace ("" for the
-// kubeconfig's).
-func (o *importOptions) secretKey(ctx context.Context, namespace, name, field string) (string, string, error) {
+// secretKey reads the key in ref's Secret in namespace ("" for the
+// kubeconfig's) with the manager's own rules and messages (remote.ReadKey).
+func (o *importOptions) secretKey(ctx context.Context, namespace string, ref v1alpha1.SecretKeySelector) (
+	evalapi.APIKey, string, error,
+) {
 	c, ns, err := o.kube.client()
 	if err != nil {
 		return "", "", err
@@ -224,14 +221,11 @@ func (o *importOptions) secretKey(ctx context.Context, namespace, name, field st
 	if namespace != "" {
 		ns = namespace
 	}
-	var s corev1.Secret
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
-		return "", "", fmt.Errorf("reading the API key from Secret %s/%s: %w", ns, name, err)
+	field := cmp.Or(ref.Key, v1alpha1.DefaultAPIKeySecretKey)
+	source := fmt.Sprintf("Secret %s/%s key %s", ns, ref.Name, field)
+	key, err := remote.ReadKey(ctx, c, ns, ref)
+	if err != nil {
+		return "", "", fmt.Errorf("reading the API key in namespace %s: %w", ns, err)
 	}
-	source := fmt.Sprintf("Secret %s/%s key %s", ns, name, field)
-	data, ok := s.Data[field]
-	if !ok {
-		return "", "", fmt.Errorf("%s does not exist", source)
-	}
-	return string(data), source, nil
+	return key, source, nil
 }

@@ -45,6 +45,14 @@ func (e *KeyError) Error() string { return e.Message }
 
 func (e *KeyError) Unwrap() error { return e.Err }
 
+// ReadKey reads the API key in ref's Secret in namespace (data key apiKey
+// when ref names none) as the manager reads an object's key: uncached,
+// with the same rules and the same *KeyError, never naming the value.
+// kubectl eval reads a Secret's key with it.
+func ReadKey(ctx context.Context, reader client.Reader, namespace string, ref v1alpha1.SecretKeySelector) (evalapi.APIKey, error) {
+	return secretKey(namespace, ref, true).read(ctx, reader)
+}
+
 // keySource says where one object's key is read from.
 type keySource struct {
 	// ref is the Secret and data key, nil when there is none.
