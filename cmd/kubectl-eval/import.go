@@ -106,11 +106,11 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("the service's URL: %w", err)
 	}
-	remote, err := manifests.ListAll(ctx, svc, key, o.projectID)
+	listed, err := manifests.ListAll(ctx, svc, key, o.projectID)
 	if err != nil {
 		return err
 	}
-	ms, err := manifests.Imported(remote, manifests.ImportOptions{
+	ms, err := manifests.Imported(listed, manifests.ImportOptions{
 		ProjectID: o.projectID,
 		// Only an explicit -n goes into the manifests: without it, whoever
 		// applies them chooses.

@@ -33,9 +33,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -49,7 +49,7 @@ func createRemote(ctx SpecContext, upstream *evalapitest.Server, n int) {
 	Expect(err).NotTo(HaveOccurred())
 	for i := range n {
 		spec := framework.NewMetric("", fmt.Sprintf("Metric %d", i), i).Spec
-		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, importedProject, remote.RequestFor(&spec))
+		_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, importedProject, convert.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())
 	}
 }

@@ -46,6 +46,7 @@ func TestImportRules(t *testing.T) {
 		{"internal/controller", []string{"internal/restapi/...", "cmd/..."}},
 		{"internal/restapi", []string{"internal/controller/..."}},
 		{"internal/remote", []string{"internal/controller/...", "internal/restapi/..."}},
+		{"internal/convert", []string{"internal/remote", "internal/controller/...", "internal/restapi/..."}},
 	}
 	for _, r := range rules {
 		for file, imports := range productImports(t, filepath.Join("..", "..", r.dir)) {

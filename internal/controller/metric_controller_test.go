@@ -36,6 +36,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
@@ -292,7 +293,7 @@ var _ = Describe("Metric reconciler", func() {
 	It("adopts an existing remote Metric by annotation without creating one", func() {
 		startManager(up.opts)
 		m := newMetric(ns, "adopted", variants()["ai-float"].spec)
-		existing, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", remote.RequestFor(&m.Spec))
+		existing, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", convert.RequestFor(&m.Spec))
 		Expect(err).NotTo(HaveOccurred())
 		m.Spec.APIKeySecretRef = ref()
 		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: existing.ID}

@@ -36,8 +36,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -190,7 +190,7 @@ var _ = Describe("Metric deletion", func() {
 
 	It("adds the finalizer to an adopted Metric, and again when it is lost", func() {
 		remote, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1",
-			remote.RequestFor(&humanBoolean(ns, "x").Spec))
+			convert.RequestFor(&humanBoolean(ns, "x").Spec))
 		Expect(err).NotTo(HaveOccurred())
 		startManager(up.opts)
 		m := humanBoolean(ns, "adopted")

@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 var _ = Describe("Metric reconciler settling a create whose outcome is unknown", func() {
@@ -73,7 +73,7 @@ var _ = Describe("Metric reconciler settling a create whose outcome is unknown",
 	// seed creates a remote Metric of spec, as someone else would, and returns its id.
 	seed := func(spec v1alpha1.MetricSpec) string {
 		GinkgoHelper()
-		remote, err := up.opts.Service.CreateMetric(rootCtx, testKey, string(spec.ProjectID), remote.RequestFor(&spec))
+		remote, err := up.opts.Service.CreateMetric(rootCtx, testKey, string(spec.ProjectID), convert.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())
 		return remote.ID
 	}

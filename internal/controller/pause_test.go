@@ -34,8 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // allOps are every operation of the fake service.
@@ -178,7 +178,7 @@ var _ = Describe("Pause and retry annotations", func() {
 		Eventually(readyCondition(rejected)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRejected))
 		// Adopted: made in the service by someone else.
 		adopted := humanBoolean(ns, "adopted")
-		remote, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", remote.RequestFor(&adopted.Spec))
+		remote, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1", convert.RequestFor(&adopted.Spec))
 		Expect(err).NotTo(HaveOccurred())
 		adopted.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: remote.ID}
 		Expect(k8s.Create(rootCtx, adopted)).To(Succeed())

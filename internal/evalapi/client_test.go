@@ -94,7 +94,7 @@ var _ = Describe("Client", func() {
 	// Each operation, as a function of the key, with its fake operation name.
 	operations := map[string]func(*evalapi.Client, evalapi.APIKey) error{
 		evalapitest.OpCreateMetric: func(c *evalapi.Client, k evalapi.APIKey) error {
-			_, err := c.CreateMetric(context.Background(), k, "proj-1", minimal("human", "boolean"))
+			_, err := c.CreateMetric(context.Background(), k, "proj-1", evalapitest.MinimalRequest("human", "boolean"))
 			return err
 		},
 		evalapitest.OpBulkDeleteTestcases: func(c *evalapi.Client, k evalapi.APIKey) error {
@@ -146,7 +146,7 @@ var _ = Describe("Client", func() {
 		Entry("ai/float with zero temperature and threshold, which are sent",
 			evalapi.MetricRequest{Name: "m", EvalType: "ai", OutputType: "float", PromptTemplate: ptr("p"), Temperature: ptr(0.0), PassingThreshold: ptr(0.0)},
 			`{"name":"m","evalType":"ai","outputType":"float","promptTemplate":"p","temperature":0,"passingThreshold":0}`),
-		Entry("ai/boolean, optionals omitted", minimal("ai", "boolean"),
+		Entry("ai/boolean, optionals omitted", evalapitest.MinimalRequest("ai", "boolean"),
 			`{"name":"m","evalType":"ai","outputType":"boolean","promptTemplate":"Rate {{outputs.response}}"}`),
 		Entry("human/int", evalapi.MetricRequest{Name: "m", EvalType: "human", OutputType: "int", PassingThreshold: ptr(5.0)},
 			`{"name":"m","evalType":"human","outputType":"int","passingThreshold":5}`),
@@ -154,7 +154,7 @@ var _ = Describe("Client", func() {
 			`{"name":"m","evalType":"human","outputType":"float","passingThreshold":0.75}`),
 		Entry("human/boolean", evalapi.MetricRequest{Name: "m", EvalType: "human", OutputType: "boolean", Guidelines: ptr("Pass if polite")},
 			`{"name":"m","evalType":"human","outputType":"boolean","guidelines":"Pass if polite"}`),
-		Entry("heuristic/int", minimal("heuristic", "int"),
+		Entry("heuristic/int", evalapitest.MinimalRequest("heuristic", "int"),
 			`{"name":"m","evalType":"heuristic","outputType":"int"}`),
 		Entry("heuristic/float", evalapi.MetricRequest{Name: "m", Description: ptr(""), EvalType: "heuristic", OutputType: "float", PassingThreshold: ptr(1.0)},
 			`{"name":"m","description":"","evalType":"heuristic","outputType":"float","passingThreshold":1}`),
@@ -169,7 +169,7 @@ var _ = Describe("Client", func() {
 		s, err = client.DeleteTestset(ctx, key, "ts/1 x?y#z")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Success).To(BeTrue())
-		_, err = client.CreateMetric(ctx, key, "proj 1/%2F", minimal("human", "int"))
+		_, err = client.CreateMetric(ctx, key, "proj 1/%2F", evalapitest.MinimalRequest("human", "int"))
 		Expect(err).NotTo(HaveOccurred())
 
 		Expect(fake.DeletedTestcases()).To(Equal([]string{"tc1", "tc/2"}))
@@ -252,7 +252,7 @@ var _ = Describe("Client", func() {
 		DescribeTable("classifies each answer the service gives",
 			func(fault evalapitest.Fault, wantKind evalapi.ErrorKind, wantStatus int, wantCode string) {
 				fake.InjectFaults(evalapitest.OpCreateMetric, fault)
-				_, err := client.CreateMetric(ctx, key, "p", minimal("human", "int"))
+				_, err := client.CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 				e := asError(err)
 				Expect(e.Kind).To(Equal(wantKind))
 				Expect(e.Op).To(Equal("CreateMetric"))
@@ -377,7 +377,7 @@ var _ = Describe("Client", func() {
 
 		It("reports a reset after the request was sent as OutcomeUnknown, with nothing committed", func() {
 			fake.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Reset)
-			_, err := client.CreateMetric(ctx, key, "p", minimal("human", "int"))
+			_, err := client.CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 			Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindOutcomeUnknown))
 			Expect(asError(err).StatusCode).To(BeZero())
 			Expect(fake.Calls(evalapitest.OpCreateMetric)).To(Equal(1))
@@ -386,7 +386,7 @@ var _ = Describe("Client", func() {
 
 		It("reports a create committed before the connection dropped as OutcomeUnknown", func() {
 			fake.InjectFaults(evalapitest.OpCreateMetric, evalapitest.CommitThenReset)
-			_, err := client.CreateMetric(ctx, key, "p", minimal("human", "int"))
+			_, err := client.CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 			Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindOutcomeUnknown))
 			Expect(fake.Creates()).To(Equal(1))
 		})
@@ -394,14 +394,14 @@ var _ = Describe("Client", func() {
 		It("reports a timeout as OutcomeUnknown: the service may still commit", func() {
 			c := newClient(fake.URL(), func(o *evalapi.Options) { o.Timeout = 100 * time.Millisecond })
 			fake.InjectFaults(evalapitest.OpCreateMetric, evalapitest.Slow(time.Minute))
-			_, err := c.CreateMetric(ctx, key, "p", minimal("human", "int"))
+			_, err := c.CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 			Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindOutcomeUnknown))
 			Expect(err).To(MatchError(context.DeadlineExceeded))
 			Eventually(fake.Creates).Should(Equal(1))
 		})
 
 		It("reports a refused connection as NotSent", func() {
-			_, err := newClient(refusedURL()).CreateMetric(ctx, key, "p", minimal("human", "int"))
+			_, err := newClient(refusedURL()).CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 			Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindNotSent))
 			var opErr *net.OpError
 			Expect(errors.As(err, &opErr)).To(BeTrue())
@@ -446,7 +446,7 @@ var _ = Describe("Client", func() {
 					w.WriteHeader(http.StatusCreated)
 					_, _ = w.Write([]byte(body))
 				})
-				_, err := newClient(base).CreateMetric(ctx, key, "p", minimal("human", "int"))
+				_, err := newClient(base).CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 				Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindOutcomeUnknown), "body %.40q", body)
 				Expect(asError(err).StatusCode).To(Equal(http.StatusCreated))
 			}
@@ -486,7 +486,7 @@ var _ = Describe("Client", func() {
 				}
 				http.Redirect(w, r, "/elsewhere", http.StatusFound)
 			})
-			_, err := newClient(base).CreateMetric(ctx, key, "p", minimal("human", "int"))
+			_, err := newClient(base).CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 			Expect(evalapi.KindOf(err)).To(Equal(evalapi.KindRejected))
 			Expect(asError(err).StatusCode).To(Equal(http.StatusFound))
 			Expect(followed).NotTo(Receive())
@@ -503,7 +503,7 @@ var _ = Describe("Client", func() {
 		}
 
 		BeforeEach(func() {
-			m, err := client.CreateMetric(ctx, key, "proj-1", minimal("ai", "int"))
+			m, err := client.CreateMetric(ctx, key, "proj-1", evalapitest.MinimalRequest("ai", "int"))
 			Expect(err).NotTo(HaveOccurred())
 			id = m.ID
 		})
@@ -591,10 +591,10 @@ var _ = Describe("Client", func() {
 
 		It("follows nextCursor through a project's Metrics, newest first", func() {
 			for range 4 {
-				_, err := client.CreateMetric(ctx, key, "proj-1", minimal("human", "boolean"))
+				_, err := client.CreateMetric(ctx, key, "proj-1", evalapitest.MinimalRequest("human", "boolean"))
 				Expect(err).NotTo(HaveOccurred())
 			}
-			_, err := client.CreateMetric(ctx, key, "proj-2", minimal("human", "boolean"))
+			_, err := client.CreateMetric(ctx, key, "proj-2", evalapitest.MinimalRequest("human", "boolean"))
 			Expect(err).NotTo(HaveOccurred())
 
 			var got []evalapi.Metric
@@ -746,7 +746,7 @@ var _ = Describe("Client", func() {
 			created, failed, dropped := requests("create_metric", "201"), requests("delete_testset", "500"), requests("delete_testset", "error")
 			createTimes, deleteTimes := observations("create_metric"), observations("delete_testset")
 
-			_, err := client.CreateMetric(ctx, key, "p", minimal("human", "int"))
+			_, err := client.CreateMetric(ctx, key, "p", evalapitest.MinimalRequest("human", "int"))
 			Expect(err).NotTo(HaveOccurred())
 			fake.InjectFaults(evalapitest.OpDeleteTestset, evalapitest.Status500, evalapitest.Reset)
 			_, _ = client.DeleteTestset(ctx, key, "ts1")

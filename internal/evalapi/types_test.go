@@ -21,18 +21,10 @@ import (
 	"testing"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 )
 
 func ptr[T any](v T) *T { return &v }
-
-// minimal is the smallest valid request of a variant.
-func minimal(evalType, outputType string) evalapi.MetricRequest {
-	req := evalapi.MetricRequest{Name: "m", EvalType: evalType, OutputType: outputType}
-	if evalType == evalapi.EvalTypeAI {
-		req.PromptTemplate = ptr("Rate {{outputs.response}}")
-	}
-	return req
-}
 
 // TestResponseForDefaults checks that ResponseFor fills in the service's
 // defaults for each variant.
@@ -42,23 +34,23 @@ func TestResponseForDefaults(t *testing.T) {
 		req  evalapi.MetricRequest
 		want string
 	}{
-		{"ai/int", minimal("ai", "int"),
+		{"ai/int", evalapitest.MinimalRequest("ai", "int"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"ai","outputType":"int","guidelines":"","promptTemplate":"Rate {{outputs.response}}","evalModelName":"gpt-4o","temperature":0,"passingThreshold":4}`},
-		{"ai/float", minimal("ai", "float"),
+		{"ai/float", evalapitest.MinimalRequest("ai", "float"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"ai","outputType":"float","guidelines":"","promptTemplate":"Rate {{outputs.response}}","evalModelName":"gpt-4o","temperature":0,"passingThreshold":0.9}`},
-		{"ai/boolean", minimal("ai", "boolean"),
+		{"ai/boolean", evalapitest.MinimalRequest("ai", "boolean"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"ai","outputType":"boolean","guidelines":"","promptTemplate":"Rate {{outputs.response}}","evalModelName":"gpt-4o","temperature":0}`},
-		{"human/int", minimal("human", "int"),
+		{"human/int", evalapitest.MinimalRequest("human", "int"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"human","outputType":"int","guidelines":"","passingThreshold":4}`},
-		{"human/float", minimal("human", "float"),
+		{"human/float", evalapitest.MinimalRequest("human", "float"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"human","outputType":"float","guidelines":"","passingThreshold":0.9}`},
-		{"human/boolean", minimal("human", "boolean"),
+		{"human/boolean", evalapitest.MinimalRequest("human", "boolean"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"human","outputType":"boolean","guidelines":""}`},
-		{"heuristic/int", minimal("heuristic", "int"),
+		{"heuristic/int", evalapitest.MinimalRequest("heuristic", "int"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"heuristic","outputType":"int","guidelines":"","passingThreshold":4}`},
-		{"heuristic/float", minimal("heuristic", "float"),
+		{"heuristic/float", evalapitest.MinimalRequest("heuristic", "float"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"heuristic","outputType":"float","guidelines":"","passingThreshold":0.9}`},
-		{"heuristic/boolean", minimal("heuristic", "boolean"),
+		{"heuristic/boolean", evalapitest.MinimalRequest("heuristic", "boolean"),
 			`{"id":"met_1","name":"m","description":null,"evalType":"heuristic","outputType":"boolean","guidelines":""}`},
 	}
 	for _, tc := range cases {

@@ -33,8 +33,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // listPageSize is the largest page the service serves, so an import of a
@@ -98,7 +98,7 @@ func Imported(found []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, er
 				Namespace:   opts.Namespace,
 				Annotations: map[string]string{v1alpha1.MetricIDAnnotation: m.ID},
 			},
-			Spec: remote.SpecFor(opts.ProjectID, requestOf(m)),
+			Spec: convert.SpecFor(opts.ProjectID, requestOf(m)),
 		}
 		// "" is the service's default: leave it out of the manifest.
 		if obj.Spec.Guidelines != nil && *obj.Spec.Guidelines == "" {

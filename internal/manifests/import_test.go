@@ -27,10 +27,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/manifests"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -47,7 +47,7 @@ func remoteMetrics(ctx SpecContext, upstream *evalapitest.Server, project string
 			spec.Description = ptr.To[v1alpha1.Text]("from the web UI")
 			spec.Guidelines = ptr.To[v1alpha1.Text]("be fair")
 		}
-		m, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, remote.RequestFor(&spec))
+		m, err := c.CreateMetric(ctx, evalapitest.DefaultKey, project, convert.RequestFor(&spec))
 		Expect(err).NotTo(HaveOccurred())
 		out = append(out, m)
 	}
@@ -95,7 +95,7 @@ var _ = Describe("Imported", func() {
 			Expect(m.Namespace).To(Equal("team"))
 			Expect(m.Spec.ProjectID).To(BeEquivalentTo("proj-a"))
 			Expect(m.Spec.APIKeySecretRef).To(Equal(&v1alpha1.SecretKeySelector{Name: "eval-key"}))
-			Expect(remote.Matches(found[i], &m.Spec)).To(BeTrue(), "Metric %s", found[i].Name)
+			Expect(convert.Matches(found[i], &m.Spec)).To(BeTrue(), "Metric %s", found[i].Name)
 		}
 	})
 

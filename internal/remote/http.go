@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
@@ -68,7 +69,7 @@ func (c *httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.Metr
 	if err != nil {
 		return Observation{}, err
 	}
-	return Observation{Metric: m, UpToDate: Matches(m, spec)}, nil
+	return Observation{Metric: m, UpToDate: convert.Matches(m, spec)}, nil
 }
 
 func (c *httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (
@@ -82,7 +83,7 @@ func (c *httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guar
 	if err := guard(ctx); err != nil {
 		return evalapi.Metric{}, err
 	}
-	return c.svc.CreateMetric(ctx, key, string(spec.ProjectID), RequestFor(spec))
+	return c.svc.CreateMetric(ctx, key, string(spec.ProjectID), convert.RequestFor(spec))
 }
 
 func (c *httpClient) BeforeCreate(ctx context.Context, guard func(context.Context) error) error {
@@ -95,7 +96,7 @@ func (c *httpClient) Update(ctx context.Context, id string, spec *v1alpha1.Metri
 		return evalapi.Metric{}, err
 	}
 	defer release()
-	return c.svc.UpdateMetric(ctx, key, id, DesiredVariant(spec))
+	return c.svc.UpdateMetric(ctx, key, id, convert.DesiredVariant(spec))
 }
 
 func (c *httpClient) Delete(ctx context.Context, id string) (bool, error) {
@@ -124,7 +125,7 @@ func (c *httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.Resourc
 		return NotDeleted, err
 	}
 	defer release()
-	return deletion(c.svc.BulkDeleteTestcases(ctx, key, IDStrings(ids)))
+	return deletion(c.svc.BulkDeleteTestcases(ctx, key, convert.IDStrings(ids)))
 }
 
 func (c *httpClient) DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (Deletion, error) {

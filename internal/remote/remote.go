@@ -21,8 +21,7 @@ limitations under the License.
 // the remote side. Two Clients exist: one over HTTP (internal/evalapi is its
 // wire protocol) and one for standalone services, where the cluster is the
 // system of record. Conversions between the custom resources and the wire
-// types live here too (convert.go), so reconcilers and the REST server deal
-// in custom resources only.
+// types are internal/convert's.
 package remote
 
 import (

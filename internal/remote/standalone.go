@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
@@ -36,7 +37,7 @@ import (
 type standalone struct{ key *lazyKey }
 
 func (standalone) Observe(_ context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
-	return Observation{Metric: evalapi.ResponseFor(id, RequestFor(spec)), UpToDate: true}, nil
+	return Observation{Metric: evalapi.ResponseFor(id, convert.RequestFor(spec)), UpToDate: true}, nil
 }
 
 // Create never calls guard: nothing remote can hold a duplicate.
@@ -46,14 +47,14 @@ func (c standalone) Create(ctx context.Context, spec *v1alpha1.MetricSpec, _ fun
 	if _, err := c.key.get(ctx); err != nil {
 		return evalapi.Metric{}, err
 	}
-	return evalapi.ResponseFor(NewMetricID(), RequestFor(spec)), nil
+	return evalapi.ResponseFor(NewMetricID(), convert.RequestFor(spec)), nil
 }
 
 // BeforeCreate never calls guard: nothing remote can hold a duplicate.
 func (standalone) BeforeCreate(context.Context, func(context.Context) error) error { return nil }
 
 func (standalone) Update(_ context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
-	return evalapi.ResponseFor(id, RequestFor(spec)), nil
+	return evalapi.ResponseFor(id, convert.RequestFor(spec)), nil
 }
 
 func (standalone) Delete(context.Context, string) (bool, error) { return true, nil }

@@ -28,7 +28,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -56,13 +58,13 @@ var _ = Describe("The standalone client", func() {
 		seen := map[string]bool{}
 		guard := func(context.Context) error { Fail("a standalone create needs no guard"); return nil }
 		for range 2000 {
-			spec := remote.SpecFor("p", minimal("ai", "int"))
+			spec := convert.SpecFor("p", evalapitest.MinimalRequest("ai", "int"))
 			m, err := c.Create(ctx, &spec, guard)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(m.ID).To(MatchRegexp(`^met_[0-9a-f]{20}$`))
 			Expect(seen).NotTo(HaveKey(m.ID))
 			seen[m.ID] = true
-			Expect(m).To(Equal(evalapi.ResponseFor(m.ID, remote.RequestFor(&spec))))
+			Expect(m).To(Equal(evalapi.ResponseFor(m.ID, convert.RequestFor(&spec))))
 		}
 	})
 
@@ -82,7 +84,7 @@ var _ = Describe("The standalone client", func() {
 	It("refuses a key that is not an ak_ key for what an object asks of it, without telling the key", func() {
 		const bad = "sk_secret-value"
 		c := standaloneClient(bad)
-		spec := remote.SpecFor("p", minimal("human", "int"))
+		spec := convert.SpecFor("p", evalapitest.MinimalRequest("human", "int"))
 		_, err := c.Create(ctx, &spec, nil)
 		var keyErr *remote.KeyError
 		Expect(errors.As(err, &keyErr)).To(BeTrue(), "%v", err)
@@ -96,10 +98,10 @@ var _ = Describe("The standalone client", func() {
 
 	It("holds the spec as the remote Metric: always up to date, and a list of nothing else", func() {
 		c := standaloneClient(key)
-		spec := remote.SpecFor("p", minimal("ai", "float"))
+		spec := convert.SpecFor("p", evalapitest.MinimalRequest("ai", "float"))
 		seen, err := c.Observe(ctx, "met_1", &spec)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(seen).To(Equal(remote.Observation{Metric: evalapi.ResponseFor("met_1", remote.RequestFor(&spec)), UpToDate: true}))
+		Expect(seen).To(Equal(remote.Observation{Metric: evalapi.ResponseFor("met_1", convert.RequestFor(&spec)), UpToDate: true}))
 		page, err := c.List(ctx, "p", evalapi.ListOptions{Limit: 5})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(page).To(Equal(evalapi.MetricPage{Data: []evalapi.Metric{}, Total: ptr(0)}))
@@ -107,9 +109,9 @@ var _ = Describe("The standalone client", func() {
 
 	It("answers an update with the desired variant in response form under the id", func() {
 		c := standaloneClient(key)
-		spec := remote.SpecFor("p", minimal("ai", "float"))
+		spec := convert.SpecFor("p", evalapitest.MinimalRequest("ai", "float"))
 		m, err := c.Update(ctx, "met_1", &spec)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(m).To(Equal(evalapi.ResponseFor("met_1", remote.RequestFor(&spec))))
+		Expect(m).To(Equal(evalapi.ResponseFor("met_1", convert.RequestFor(&spec))))
 	})
 })

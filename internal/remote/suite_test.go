@@ -21,8 +21,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 func TestRemote(t *testing.T) {
@@ -31,12 +29,3 @@ func TestRemote(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// minimal is the smallest valid request of a variant.
-func minimal(evalType, outputType string) evalapi.MetricRequest {
-	req := evalapi.MetricRequest{Name: "m", EvalType: evalType, OutputType: outputType}
-	if evalType == evalapi.EvalTypeAI {
-		req.PromptTemplate = ptr("Rate {{outputs.response}}")
-	}
-	return req
-}

@@ -20,7 +20,7 @@ import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 )
 
-// Answers about a Metric are built by remote.ResponseOf from validated
+// Answers about a Metric are built by convert.ResponseOf from validated
 // values; these decide which Metric answers for an id.
 
 // servable reports whether m may be served under its recorded id id: a

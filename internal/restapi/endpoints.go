@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -103,7 +104,7 @@ func createMetric() *endpoint {
 				return nil, nil, errs
 			}
 			projectID := r.PathValue("projectId")
-			m := &evaluationv1alpha1.Metric{Spec: remote.SpecFor(projectID, req)}
+			m := &evaluationv1alpha1.Metric{Spec: convert.SpecFor(projectID, req)}
 			m.Spec.APIKeySecretRef = keyRef(secret)
 			return m, struct {
 				ProjectID string                `json:"projectId"`
@@ -117,7 +118,7 @@ func createMetric() *endpoint {
 }
 
 func createdMetric(obj client.Object) response {
-	return response{status: http.StatusCreated, body: remote.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
+	return response{status: http.StatusCreated, body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 }
 
 // assignMetricID records a new id where the reconciler reads it, the
@@ -143,7 +144,7 @@ func updatedMetric() *endpoint {
 		fields:    specFields(nil),
 		updates:   true,
 		succeed: func(obj client.Object) response {
-			return response{status: http.StatusOK, body: remote.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
+			return response{status: http.StatusOK, body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 		},
 	}
 }
@@ -163,7 +164,7 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 				return nil, nil, errs // none, or no ids: deleting none succeeds, as the service does
 			}
 			d := &evaluationv1alpha1.TestcaseDeletion{Spec: evaluationv1alpha1.TestcaseDeletionSpec{
-				TestcaseIDs:             remote.ResourceIDs(req.IDs),
+				TestcaseIDs:             convert.ResourceIDs(req.IDs),
 				APIKeySecretRef:         keyRef(secret),
 				TTLSecondsAfterFinished: ttl,
 			}}

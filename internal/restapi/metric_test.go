@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 const projectPath = BasePath + "/projects/proj-1/metrics"
@@ -133,7 +133,7 @@ var _ = Describe("POST /projects/{projectId}/metrics", func() {
 		Expect(ready.Status.ID).To(Equal(id))
 		Expect(meta.FindStatusCondition(ready.Status.Conditions, evaluationv1alpha1.ConditionReady)).
 			To(HaveField("Reason", evaluationv1alpha1.ReasonCreated), "the server created it, nothing was adopted")
-		Expect(remote.ResponseOf(ready)).To(Equal(remote.ResponseOf(created)), "status holds what the answer said")
+		Expect(convert.ResponseOf(ready)).To(Equal(convert.ResponseOf(created)), "status holds what the answer said")
 	})
 
 	It("keeps the values it was given, a whole-number 4.0 included", func() {

@@ -36,9 +36,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // The operations on existing Metrics read them from the manager's cache,
@@ -110,7 +110,7 @@ func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
-	return response{status: http.StatusOK, body: remote.ResponseOf(m)}
+	return response{status: http.StatusOK, body: convert.ResponseOf(m)}
 }
 
 // updateMetric is PATCH /metrics/{metricId}: it updates the spec and answers
@@ -179,7 +179,7 @@ func (s *Server) patchSpec(ctx context.Context, m *evaluationv1alpha1.Metric, u 
 // out keeps its value while the variant still has it. A field the spec
 // leaves to the service's default stays unset.
 func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) evaluationv1alpha1.MetricSpec {
-	cur := remote.RequestFor(&spec)
+	cur := convert.RequestFor(&spec)
 	merged := evalapi.MergeUpdate(evalapi.Metric{
 		Name: cur.Name, Description: cur.Description, EvalType: cur.EvalType, OutputType: cur.OutputType,
 		PromptTemplate: cur.PromptTemplate, EvalModelName: cur.EvalModelName, Temperature: cur.Temperature,
@@ -188,7 +188,7 @@ func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) eva
 	if u.Guidelines == nil {
 		merged.Guidelines = cur.Guidelines // every variant has guidelines
 	}
-	next := remote.SpecFor(string(spec.ProjectID), merged)
+	next := convert.SpecFor(string(spec.ProjectID), merged)
 	next.APIKeySecretRef, next.DeletionPolicy = spec.APIKeySecretRef, spec.DeletionPolicy
 	next.ManagementPolicies, next.AdoptionPolicy, next.ServiceRef = spec.ManagementPolicies, spec.AdoptionPolicy, spec.ServiceRef
 	return next
@@ -263,7 +263,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 		if err := s.whole(r.Context(), m); err != nil {
 			return s.failure(metricKind, err)
 		}
-		page.Data = append(page.Data, remote.ResponseOf(m))
+		page.Data = append(page.Data, convert.ResponseOf(m))
 	}
 	if page.HasMore {
 		cursor := positionOf(&items[end-1]).cursor()

@@ -36,6 +36,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/remote"
@@ -219,7 +220,7 @@ func (b *bench) rawLargestDeletion(ctx context.Context) (float64, error) {
 	for i := range latencies {
 		d := &v1alpha1.TestcaseDeletion{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("raw-bulk-%d", i)},
-			Spec:       v1alpha1.TestcaseDeletionSpec{TestcaseIDs: remote.ResourceIDs(largestIDList())},
+			Spec:       v1alpha1.TestcaseDeletionSpec{TestcaseIDs: convert.ResourceIDs(largestIDList())},
 		}
 		start := time.Now()
 		if err := b.k8s.Create(ctx, d); err != nil {
@@ -253,7 +254,7 @@ type poster struct {
 // metric creates Metric name of variant i and expects 201.
 func (p poster) metric(ctx context.Context, name string, i int) error {
 	m := newMetric("", name, i)
-	body, err := json.Marshal(remote.RequestFor(&m.Spec))
+	body, err := json.Marshal(convert.RequestFor(&m.Spec))
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/internal/remote"
@@ -173,7 +174,7 @@ func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, []t
 	}
 	return framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		m := newMetric("floor", fmt.Sprintf("floor-%d", i), i)
-		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), remote.RequestFor(&m.Spec))
+		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), convert.RequestFor(&m.Spec))
 		return err
 	})
 }

@@ -32,9 +32,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -47,7 +47,7 @@ var _ = Describe("kubectl eval import", func() {
 		const made = 2 * framework.Variants // made in the web UI
 		for i := range made {
 			spec := framework.NewMetric("", fmt.Sprintf("Web UI metric %d", i), i).Spec
-			_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, "proj-web", remote.RequestFor(&spec))
+			_, err := c.CreateMetric(ctx, evalapitest.DefaultKey, "proj-web", convert.RequestFor(&spec))
 			Expect(err).NotTo(HaveOccurred())
 		}
 		ns := newNamespace(ctx, "import-e2e")

@@ -30,9 +30,9 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // settledMetric is a Metric Ready at its generation under id met_1, with
@@ -45,7 +45,7 @@ func settledMetric() *v1alpha1.Metric {
 			PromptTemplate: ptr.To[v1alpha1.Text]("a long prompt {{outputs.response}}"), Guidelines: ptr.To[v1alpha1.Text]("g"),
 			Description: ptr.To[v1alpha1.Text]("d")},
 	}
-	remote.SetStatus(&m.Status, evalapi.ResponseFor("met_1", remote.RequestFor(&m.Spec)))
+	convert.SetStatus(&m.Status, evalapi.ResponseFor("met_1", convert.RequestFor(&m.Spec)))
 	kit.SetConditions(&m.Status.Conditions, 1, kit.Ready(v1alpha1.ReasonCreated, "created"))
 	return m
 }

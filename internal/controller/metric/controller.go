@@ -31,6 +31,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -154,7 +155,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 	ctrl.LoggerFrom(ctx).Info("Created remote Metric", "id", resp.ID, "service", conn.Service)
 	err = r.annotateID(ctx, m, resp.ID)
 	// After the patch, which answers with the stored status.
-	remote.SetStatus(&m.Status, resp)
+	convert.SetStatus(&m.Status, resp)
 	r.recordSynced(m, nil)
 	if err != nil {
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
@@ -200,7 +201,7 @@ func (r *Reconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, endp
 	if err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 	}
-	remote.SetStatus(&m.Status, resp)
+	convert.SetStatus(&m.Status, resp)
 	r.recordSynced(m, nil)
 	return createdLocally(resp.ID), ctrl.Result{}, nil
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -146,7 +147,7 @@ func (r *Reconciler) readBeforeDelete(ctx context.Context, conn *remote.Connecti
 	seen, err := conn.Client().Observe(ctx, id, &m.Spec)
 	switch {
 	case err == nil:
-		remote.SetStatus(&m.Status, seen.Metric)
+		convert.SetStatus(&m.Status, seen.Metric)
 		return true, kit.Outcome{}, ctrl.Result{}, nil
 	case evalapi.KindOf(err) == evalapi.KindNotFound:
 		return false, kit.Ready(v1alpha1.EventOrphaned, "the service has no Metric "+id+" this object could read"), ctrl.Result{}, nil

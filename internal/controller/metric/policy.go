@@ -27,6 +27,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -81,7 +82,7 @@ func (r *Reconciler) settleDrift(ctx context.Context, c remote.Client, m *v1alph
 		r.recordSynced(m, nil)
 		return seen.Metric, false, nil
 	case !m.Spec.Allows(v1alpha1.ManagementUpdate):
-		r.recordSynced(m, remote.DriftedFields(seen.Metric, &m.Spec))
+		r.recordSynced(m, convert.DriftedFields(seen.Metric, &m.Spec))
 		return seen.Metric, false, nil
 	}
 	if got, err = c.Update(ctx, id, &m.Spec); err != nil {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -185,7 +186,7 @@ func listFailure(m *v1alpha1.Metric, err error) (kit.Outcome, ctrl.Result, error
 func (r *Reconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
 	equal []evalapi.Metric, complete bool, err error,
 ) {
-	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got evalapi.Metric) bool { return remote.Matches(got, &m.Spec) })
+	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got evalapi.Metric) bool { return convert.Matches(got, &m.Spec) })
 }
 
 // listWhere returns the Metrics of project projectID that keep accepts,
@@ -270,7 +271,7 @@ func (r *Reconciler) adoptRecovered(ctx context.Context, m *v1alpha1.Metric, fou
 ) {
 	err := r.annotateID(ctx, m, found.ID)
 	// After the patch, as after a create: status.id finishes the annotation if it failed.
-	remote.SetStatus(&m.Status, found)
+	convert.SetStatus(&m.Status, found)
 	r.recordSynced(m, nil)
 	if err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the recovered remote id"), ctrl.Result{}, err

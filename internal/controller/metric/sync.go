@@ -26,6 +26,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -138,12 +139,12 @@ func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *driftSch
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
-	remote.SetStatus(&m.Status, seen.Metric)
+	convert.SetStatus(&m.Status, seen.Metric)
 	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
-	remote.SetStatus(&m.Status, got)
+	convert.SetStatus(&m.Status, got)
 	if corrected {
 		ctrl.LoggerFrom(ctx).Info("Updated adopted remote Metric to the spec", "id", id)
 		metricUpdates.Inc()
@@ -168,7 +169,7 @@ func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *driftSc
 		return remoteFailure(err, m, id)
 	}
 	ctrl.LoggerFrom(ctx).Info("Updated remote Metric", "id", id, "generation", m.Generation)
-	remote.SetStatus(&m.Status, resp)
+	convert.SetStatus(&m.Status, resp)
 	r.recordSynced(m, nil)
 	metricUpdates.Inc()
 	drift.checked(m.UID)
@@ -199,7 +200,7 @@ func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, dr
 		r.Recorder.Eventf(m, nil, corev1.EventTypeNormal, v1alpha1.EventDriftCorrected, "Update",
 			"remote Metric %s was changed outside the cluster; restored the spec", id)
 	}
-	remote.SetStatus(&m.Status, got)
+	convert.SetStatus(&m.Status, got)
 	drift.checked(m.UID)
 	return current, drift.requeue(m.UID), nil
 }

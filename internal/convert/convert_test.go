@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package remote_test
+package convert_test
 
 import (
 	"encoding/json"
@@ -23,8 +23,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 )
 
 // full is an ai/int request with every field set to a value other than its default.
@@ -38,28 +39,28 @@ func full() evalapi.MetricRequest {
 var _ = Describe("DesiredVariant", func() {
 	DescribeTable("sends every field of the spec's variant, with the service's default for each one the spec leaves unset",
 		func(req evalapi.MetricRequest, want string) {
-			spec := remote.SpecFor("p", req)
-			got, err := json.Marshal(remote.DesiredVariant(&spec))
+			spec := convert.SpecFor("p", req)
+			got, err := json.Marshal(convert.DesiredVariant(&spec))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(got)).To(Equal(want))
 		},
-		Entry("ai/int", minimal("ai", "int"),
+		Entry("ai/int", evalapitest.MinimalRequest("ai", "int"),
 			`{"name":"m","description":null,"evalType":"ai","outputType":"int","guidelines":"","promptTemplate":"Rate {{outputs.response}}","evalModelName":"gpt-4o","temperature":0,"passingThreshold":4}`),
-		Entry("ai/float", minimal("ai", "float"),
+		Entry("ai/float", evalapitest.MinimalRequest("ai", "float"),
 			`{"name":"m","description":null,"evalType":"ai","outputType":"float","guidelines":"","promptTemplate":"Rate {{outputs.response}}","evalModelName":"gpt-4o","temperature":0,"passingThreshold":0.9}`),
-		Entry("ai/boolean", minimal("ai", "boolean"),
+		Entry("ai/boolean", evalapitest.MinimalRequest("ai", "boolean"),
 			`{"name":"m","description":null,"evalType":"ai","outputType":"boolean","guidelines":"","promptTemplate":"Rate {{outputs.response}}","evalModelName":"gpt-4o","temperature":0}`),
-		Entry("human/int", minimal("human", "int"),
+		Entry("human/int", evalapitest.MinimalRequest("human", "int"),
 			`{"name":"m","description":null,"evalType":"human","outputType":"int","guidelines":"","passingThreshold":4}`),
-		Entry("human/float", minimal("human", "float"),
+		Entry("human/float", evalapitest.MinimalRequest("human", "float"),
 			`{"name":"m","description":null,"evalType":"human","outputType":"float","guidelines":"","passingThreshold":0.9}`),
-		Entry("human/boolean", minimal("human", "boolean"),
+		Entry("human/boolean", evalapitest.MinimalRequest("human", "boolean"),
 			`{"name":"m","description":null,"evalType":"human","outputType":"boolean","guidelines":""}`),
-		Entry("heuristic/int", minimal("heuristic", "int"),
+		Entry("heuristic/int", evalapitest.MinimalRequest("heuristic", "int"),
 			`{"name":"m","description":null,"evalType":"heuristic","outputType":"int","guidelines":"","passingThreshold":4}`),
-		Entry("heuristic/float", minimal("heuristic", "float"),
+		Entry("heuristic/float", evalapitest.MinimalRequest("heuristic", "float"),
 			`{"name":"m","description":null,"evalType":"heuristic","outputType":"float","guidelines":"","passingThreshold":0.9}`),
-		Entry("heuristic/boolean", minimal("heuristic", "boolean"),
+		Entry("heuristic/boolean", evalapitest.MinimalRequest("heuristic", "boolean"),
 			`{"name":"m","description":null,"evalType":"heuristic","outputType":"boolean","guidelines":""}`),
 		Entry("every field set", full(),
 			`{"name":"m","description":"d","evalType":"ai","outputType":"int","guidelines":"g","promptTemplate":"p","evalModelName":"claude","temperature":0.5,"passingThreshold":3}`),
@@ -71,8 +72,8 @@ var _ = Describe("DesiredVariant", func() {
 	)
 
 	It("shares no memory with the spec", func() {
-		spec := remote.SpecFor("p", full())
-		want := remote.DesiredVariant(&spec)
+		spec := convert.SpecFor("p", full())
+		want := convert.DesiredVariant(&spec)
 		*spec.Description, *spec.PromptTemplate, *spec.Temperature = "changed", "changed", 2
 		Expect(*want.Description.Get()).To(Equal("d"))
 		Expect(*want.PromptTemplate).To(Equal("p"))
@@ -84,9 +85,9 @@ var _ = Describe("Differs", func() {
 	DescribeTable("compares the remote Metric with the desired variant",
 		func(mutate func(remote *evalapi.Metric, spec *v1alpha1.MetricSpec), want bool) {
 			got := evalapi.ResponseFor("met_1", full())
-			spec := remote.SpecFor("p", full())
+			spec := convert.SpecFor("p", full())
 			mutate(&got, &spec)
-			Expect(evalapi.Differs(got, remote.DesiredVariant(&spec))).To(Equal(want))
+			Expect(evalapi.Differs(got, convert.DesiredVariant(&spec))).To(Equal(want))
 		},
 		Entry("the same", func(*evalapi.Metric, *v1alpha1.MetricSpec) {}, false),
 		Entry("the spec leaves defaults unset that the remote shows", func(r *evalapi.Metric, s *v1alpha1.MetricSpec) {
@@ -117,8 +118,8 @@ var _ = Describe("Differs", func() {
 		var got evalapi.Metric
 		Expect(json.Unmarshal([]byte(`{"id":"met_1","name":"m","description":null,"evalType":"ai","outputType":"int",`+
 			`"guidelines":"","promptTemplate":"p","evalModelName":"gpt-4o","temperature":0.0,"passingThreshold":4.0}`), &got)).To(Succeed())
-		spec := remote.SpecFor("p", evalapi.MetricRequest{Name: "m", EvalType: "ai", OutputType: "int", PromptTemplate: ptr("p"), PassingThreshold: ptr(4.0)})
-		Expect(evalapi.Differs(got, remote.DesiredVariant(&spec))).To(BeFalse())
+		spec := convert.SpecFor("p", evalapi.MetricRequest{Name: "m", EvalType: "ai", OutputType: "int", PromptTemplate: ptr("p"), PassingThreshold: ptr(4.0)})
+		Expect(evalapi.Differs(got, convert.DesiredVariant(&spec))).To(BeFalse())
 	})
 
 	It("takes the fields an update does not send as the remote has them", func() {

@@ -14,15 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package remote
+// Package convert converts between the custom resources and the
+// Evaluation Service's wire types (internal/evalapi): the only place that
+// knows both. The seam (internal/remote), the REST server and kubectl eval
+// convert here.
+package convert
 
 import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
-
-// Conversions between the custom resources and the API's wire types. This
-// is the only place that knows both.
 
 // RequestFor is the create request for a Metric's spec: unset optional
 // fields stay unset, so the service applies its own defaults.

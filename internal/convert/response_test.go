@@ -14,13 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package remote_test
+package convert_test
 
 import (
 	"testing"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/convert"
 )
 
 // A status value outside the rules of the Metric's variant is never served:
@@ -33,7 +33,7 @@ func TestResponseOfServesOnlyValidStatus(t *testing.T) {
 	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1",
 		PassingThreshold: ptr(99.0), Temperature: ptr(7.0), EvalModelName: "bad model\x7f",
 		Guidelines: ptr[evaluationv1alpha1.Text]("bad\uffff"), Description: ptr[evaluationv1alpha1.Text]("bad\x00")}
-	res := remote.ResponseOf(m)
+	res := convert.ResponseOf(m)
 	if *res.PassingThreshold != 0.8 || *res.Temperature != 0 || *res.EvalModelName != "gpt-4o" ||
 		res.Guidelines != "spec" || res.Description != nil {
 		t.Errorf("served unchecked status values: %+v", res)
@@ -41,7 +41,7 @@ func TestResponseOfServesOnlyValidStatus(t *testing.T) {
 
 	m.Status = evaluationv1alpha1.MetricStatus{ID: "met_1", PassingThreshold: ptr(0.5), Temperature: ptr(1.0),
 		EvalModelName: "openai/gpt-4o@2024", Guidelines: ptr[evaluationv1alpha1.Text]("line\nline"), Description: ptr[evaluationv1alpha1.Text]("d")}
-	res = remote.ResponseOf(m)
+	res = convert.ResponseOf(m)
 	if *res.PassingThreshold != 0.5 || *res.Temperature != 1 || *res.EvalModelName != "openai/gpt-4o@2024" ||
 		res.Guidelines != "line\nline" || *res.Description != "d" {
 		t.Errorf("did not serve the service's valid values: %+v", res)
@@ -50,7 +50,7 @@ func TestResponseOfServesOnlyValidStatus(t *testing.T) {
 	m.Spec.OutputType = evaluationv1alpha1.OutputTypeInt
 	m.Spec.PassingThreshold = nil
 	m.Status.PassingThreshold = ptr(4.5)
-	if res = remote.ResponseOf(m); *res.PassingThreshold != 4 {
+	if res = convert.ResponseOf(m); *res.PassingThreshold != 4 {
 		t.Errorf("int passingThreshold 4.5 served: %v", *res.PassingThreshold)
 	}
 }
