@@ -19,7 +19,7 @@ package main
 import (
 	"github.com/go-logr/logr"
 
-	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 const (
@@ -72,8 +72,8 @@ func (s quietSink) Error(err error, msg string, keysAndValues ...any) {
 // retried reports whether err is a service call the reconcilers retry with
 // backoff, as a transient failure of the service.
 func retried(err error) bool {
-	switch evalapi.KindOf(err) {
-	case evalapi.KindNotSent, evalapi.KindUnavailable, evalapi.KindOutcomeUnknown, evalapi.KindRateLimited:
+	switch remote.FailureOf(err) {
+	case remote.NotSent, remote.Unavailable, remote.OutcomeUnknown, remote.RateLimited:
 		return true
 	default:
 		return false

@@ -45,7 +45,6 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/buildinfo"
 	"github.com/eval-operator/eval-operator/internal/controller"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/metricsauth"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi"
@@ -336,15 +335,6 @@ func (c *config) gracefulShutdownTimeout() time.Duration {
 	return longest + shutdownMargin
 }
 
-// service is the --api-url service, or nil to run standalone.
-func (c *config) service() (evalapi.Service, error) {
-	if c.apiURL == "" {
-		return nil, nil
-	}
-	// Its limits are applied by the connector, which never makes a worker wait.
-	return evalapi.NewClient(evalapi.Options{BaseURL: c.apiURL, Timeout: c.apiTimeout})
-}
-
 func run(c config) error {
 	log := ctrl.Log.WithName("setup")
 	scheme := runtime.NewScheme()
@@ -397,7 +387,8 @@ func run(c config) error {
 		return fmt.Errorf("registering the build info metric: %w", err)
 	}
 
-	svc, err := c.service()
+	// Its limits are applied by the connector, which never makes a worker wait.
+	svc, err := remote.NewFlagsService(c.apiURL, c.apiTimeout)
 	if err != nil {
 		return fmt.Errorf("--api-url: %w", err)
 	}

@@ -56,7 +56,7 @@ type Options struct {
 	// RequestTimeout is the services' per-request timeout (--api-timeout): a
 	// create cut off mid-flight is settled from the service's list once this,
 	// plus a margin, has passed since its pending mark. Defaults to
-	// evalapi.DefaultTimeout.
+	// remote.DefaultTimeout.
 	RequestTimeout time.Duration
 }
 

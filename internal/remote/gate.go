@@ -43,7 +43,7 @@ type Limits struct {
 	Burst int
 	// MaxInFlight bounds the requests in flight at once; zero or less means no bound.
 	MaxInFlight int
-	// Timeout bounds each request; zero means evalapi.DefaultTimeout.
+	// Timeout bounds each request; zero means DefaultTimeout.
 	Timeout time.Duration
 }
 

@@ -69,34 +69,42 @@ func (c *httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.Metr
 	if err != nil {
 		return Observation{}, err
 	}
-	return Observation{Metric: m, UpToDate: convert.Matches(m, spec)}, nil
+	return Observation{Metric: metricOf(m), UpToDate: convert.Matches(m, spec)}, nil
 }
 
 func (c *httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (
-	evalapi.Metric, error,
+	Metric, error,
 ) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
-		return evalapi.Metric{}, err
+		return Metric{}, err
 	}
 	defer release()
 	if err := guard(ctx); err != nil {
-		return evalapi.Metric{}, err
+		return Metric{}, err
 	}
-	return c.svc.CreateMetric(ctx, key, string(spec.ProjectID), convert.RequestFor(spec))
+	return held(c.svc.CreateMetric(ctx, key, string(spec.ProjectID), convert.RequestFor(spec)))
+}
+
+// held is a Metric the service answered with, or its failure.
+func held(m evalapi.Metric, err error) (Metric, error) {
+	if err != nil {
+		return Metric{}, err
+	}
+	return metricOf(m), nil
 }
 
 func (c *httpClient) BeforeCreate(ctx context.Context, guard func(context.Context) error) error {
 	return guard(ctx)
 }
 
-func (c *httpClient) Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
+func (c *httpClient) Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Metric, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
-		return evalapi.Metric{}, err
+		return Metric{}, err
 	}
 	defer release()
-	return c.svc.UpdateMetric(ctx, key, id, convert.DesiredVariant(spec))
+	return held(c.svc.UpdateMetric(ctx, key, id, convert.DesiredVariant(spec)))
 }
 
 func (c *httpClient) Delete(ctx context.Context, id string) (bool, error) {
@@ -108,15 +116,26 @@ func (c *httpClient) Delete(ctx context.Context, id string) (bool, error) {
 	return succeeded(c.svc.DeleteMetric(ctx, key, id))
 }
 
-func (c *httpClient) List(ctx context.Context, projectID v1alpha1.ResourceID, opts evalapi.ListOptions) (
-	evalapi.MetricPage, error,
-) {
+func (c *httpClient) List(ctx context.Context, projectID v1alpha1.ResourceID, cursor string, limit int) (Page, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
-		return evalapi.MetricPage{}, err
+		return Page{}, err
 	}
 	defer release()
-	return c.svc.ListMetrics(ctx, key, string(projectID), opts)
+	got, err := c.svc.ListMetrics(ctx, key, string(projectID), evalapi.ListOptions{Limit: limit, Cursor: cursor})
+	if err != nil {
+		return Page{}, err
+	}
+	page := Page{Metrics: make([]Metric, len(got.Data))}
+	for i, m := range got.Data {
+		page.Metrics[i] = metricOf(m)
+	}
+	if got.NextCursor != nil {
+		page.Next = *got.NextCursor
+	} else {
+		page.Truncated = got.HasMore
+	}
+	return page, nil
 }
 
 func (c *httpClient) DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (Deletion, error) {

@@ -28,38 +28,44 @@ import (
 	"context"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 // Client acts on the remote side of one service with one object's key.
 // Its failures are a *KeyError when the key could not be used (nothing was
-// sent), else an *evalapi.Error, whose Kind says whether to retry. A Client
-// serves one reconcile: it is not for concurrent use.
+// sent), a *Throttled when it is not the object's turn at the service's
+// limits, else the service's, which FailureOf reads. A Client serves one
+// reconcile: it is not for concurrent use.
 type Client interface {
 	// Observe reads remote Metric id and reports whether it is what spec asks for.
 	Observe(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error)
-	// Create creates the Metric spec asks for and returns it in response
-	// form. A service that could end up holding a duplicate (the request
+	// Create creates the Metric spec asks for and returns it. A service that could end up holding a duplicate (the request
 	// may reach it and its answer get lost) calls guard first, once the key
 	// is usable, and sends nothing if guard fails: guard records that a
 	// create may be under way. A service that cannot never calls it.
-	Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (evalapi.Metric, error)
+	Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (Metric, error)
 	// BeforeCreate calls guard where Create would: on a service that could
 	// end up holding a duplicate. A step that must record a pending create
 	// before something that precedes the create (a list) calls it there.
 	BeforeCreate(ctx context.Context, guard func(context.Context) error) error
 	// Update makes remote Metric id what spec asks for, with one request
-	// carrying the whole variant, and returns it in response form.
-	Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error)
+	// carrying the whole variant, and returns it.
+	Update(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Metric, error)
 	// Delete deletes remote Metric id; false when the service answered success=false.
 	Delete(ctx context.Context, id string) (bool, error)
-	// List returns one page of project projectID's Metrics, newest first.
-	List(ctx context.Context, projectID v1alpha1.ResourceID, opts evalapi.ListOptions) (evalapi.MetricPage, error)
+	// List returns one page of at most limit of project projectID's
+	// Metrics, newest first: the first for cursor "", else the one cursor
+	// (a Page's Next) names.
+	List(ctx context.Context, projectID v1alpha1.ResourceID, cursor string, limit int) (Page, error)
 	// DeleteTestcases deletes the testcases ids.
 	DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (Deletion, error)
 	// DeleteTestset deletes one testset.
 	DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (Deletion, error)
 }
+
+// DefaultTimeout bounds each request to a service whose limits set no timeout.
+const DefaultTimeout = evalapi.DefaultTimeout
 
 // Deletion is what a deletion of testcases or a testset did.
 type Deletion int
@@ -76,8 +82,39 @@ const (
 
 // Observation is what Observe found.
 type Observation struct {
-	// Metric is the remote Metric in response form.
-	Metric evalapi.Metric
+	// Metric is the remote Metric.
+	Metric Metric
 	// UpToDate is true when Metric is what the spec asks for.
 	UpToDate bool
+}
+
+// Metric is a Metric as a service holds it.
+type Metric struct {
+	ID   string
+	Name string
+	held evalapi.Metric
+}
+
+func metricOf(m evalapi.Metric) Metric { return Metric{ID: m.ID, Name: m.Name, held: m} }
+
+// Matches reports whether the Metric is what spec asks for.
+func (m Metric) Matches(spec *v1alpha1.MetricSpec) bool { return convert.Matches(m.held, spec) }
+
+// Drifted lists the fields of spec the Metric differs in.
+func (m Metric) Drifted(spec *v1alpha1.MetricSpec) []string {
+	return convert.DriftedFields(m.held, spec)
+}
+
+// Record writes what the service holds of the Metric into st: its id and
+// the values the service filled in.
+func (m Metric) Record(st *v1alpha1.MetricStatus) { convert.SetStatus(st, m.held) }
+
+// Page is one page of a project's Metrics, newest first.
+type Page struct {
+	Metrics []Metric
+	// Next is the cursor of the next page, "" after the last.
+	Next string
+	// Truncated is true when the service has more than this last page
+	// holds but named no cursor to them.
+	Truncated bool
 }

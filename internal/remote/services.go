@@ -87,6 +87,16 @@ func flagsService(d Defaults) *service {
 	return s
 }
 
+// NewFlagsService is the service of --api-url, with its per-request
+// timeout (Defaults.Limits bound its requests), or nil for no URL: the
+// manager runs standalone.
+func NewFlagsService(baseURL string, timeout time.Duration) (evalapi.Service, error) {
+	if baseURL == "" {
+		return nil, nil
+	}
+	return evalapi.NewClient(evalapi.Options{BaseURL: baseURL, Timeout: timeout})
+}
+
 // NormalizeURL is the form of a base URL that tells two services apart:
 // scheme and host in lower case, no default port, no user info, no
 // trailing slash. An unparsable URL is returned as it is.

@@ -37,32 +37,37 @@ import (
 type standalone struct{ key *lazyKey }
 
 func (standalone) Observe(_ context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
-	return Observation{Metric: evalapi.ResponseFor(id, convert.RequestFor(spec)), UpToDate: true}, nil
+	return Observation{Metric: asDefaulted(id, spec), UpToDate: true}, nil
+}
+
+// asDefaulted is the Metric spec asks for under id, with the service's
+// defaults filled in.
+func asDefaulted(id string, spec *v1alpha1.MetricSpec) Metric {
+	return metricOf(evalapi.ResponseFor(id, convert.RequestFor(spec)))
 }
 
 // Create never calls guard: nothing remote can hold a duplicate.
 func (c standalone) Create(ctx context.Context, spec *v1alpha1.MetricSpec, _ func(context.Context) error) (
-	evalapi.Metric, error,
+	Metric, error,
 ) {
 	if _, err := c.key.get(ctx); err != nil {
-		return evalapi.Metric{}, err
+		return Metric{}, err
 	}
-	return evalapi.ResponseFor(NewMetricID(), convert.RequestFor(spec)), nil
+	return asDefaulted(NewMetricID(), spec), nil
 }
 
 // BeforeCreate never calls guard: nothing remote can hold a duplicate.
 func (standalone) BeforeCreate(context.Context, func(context.Context) error) error { return nil }
 
-func (standalone) Update(_ context.Context, id string, spec *v1alpha1.MetricSpec) (evalapi.Metric, error) {
-	return evalapi.ResponseFor(id, convert.RequestFor(spec)), nil
+func (standalone) Update(_ context.Context, id string, spec *v1alpha1.MetricSpec) (Metric, error) {
+	return asDefaulted(id, spec), nil
 }
 
 func (standalone) Delete(context.Context, string) (bool, error) { return true, nil }
 
 // List returns an empty last page: the cluster's Metrics are all there is.
-func (standalone) List(context.Context, v1alpha1.ResourceID, evalapi.ListOptions) (evalapi.MetricPage, error) {
-	total := 0
-	return evalapi.MetricPage{Data: []evalapi.Metric{}, Total: &total}, nil
+func (standalone) List(context.Context, v1alpha1.ResourceID, string, int) (Page, error) {
+	return Page{}, nil
 }
 
 func (c standalone) DeleteTestcases(ctx context.Context, _ []v1alpha1.ResourceID) (Deletion, error) {

@@ -64,7 +64,7 @@ var _ = Describe("The standalone client", func() {
 			Expect(m.ID).To(MatchRegexp(`^met_[0-9a-f]{20}$`))
 			Expect(seen).NotTo(HaveKey(m.ID))
 			seen[m.ID] = true
-			Expect(m).To(Equal(evalapi.ResponseFor(m.ID, convert.RequestFor(&spec))))
+			Expect(recorded(m)).To(Equal(defaulted(m.ID, &spec)))
 		}
 	})
 
@@ -101,10 +101,11 @@ var _ = Describe("The standalone client", func() {
 		spec := convert.SpecFor("p", evalapitest.MinimalRequest("ai", "float"))
 		seen, err := c.Observe(ctx, "met_1", &spec)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(seen).To(Equal(remote.Observation{Metric: evalapi.ResponseFor("met_1", convert.RequestFor(&spec)), UpToDate: true}))
-		page, err := c.List(ctx, "p", evalapi.ListOptions{Limit: 5})
+		Expect(seen.UpToDate).To(BeTrue())
+		Expect(recorded(seen.Metric)).To(Equal(defaulted("met_1", &spec)))
+		page, err := c.List(ctx, "p", "", 5)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(page).To(Equal(evalapi.MetricPage{Data: []evalapi.Metric{}, Total: ptr(0)}))
+		Expect(page).To(Equal(remote.Page{}))
 	})
 
 	It("answers an update with the desired variant in response form under the id", func() {
@@ -112,6 +113,21 @@ var _ = Describe("The standalone client", func() {
 		spec := convert.SpecFor("p", evalapitest.MinimalRequest("ai", "float"))
 		m, err := c.Update(ctx, "met_1", &spec)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(m).To(Equal(evalapi.ResponseFor("met_1", convert.RequestFor(&spec))))
+		Expect(recorded(m)).To(Equal(defaulted("met_1", &spec)))
 	})
 })
+
+// recorded is the status m records.
+func recorded(m remote.Metric) v1alpha1.MetricStatus {
+	var st v1alpha1.MetricStatus
+	m.Record(&st)
+	return st
+}
+
+// defaulted is the status of the Metric spec asks for under id, with the
+// service's defaults filled in.
+func defaulted(id string, spec *v1alpha1.MetricSpec) v1alpha1.MetricStatus {
+	var st v1alpha1.MetricStatus
+	convert.SetStatus(&st, evalapi.ResponseFor(id, convert.RequestFor(spec)))
+	return st
+}

@@ -27,5 +27,3 @@ func TestRemote(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "remote")
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -26,9 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
-	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,7 +38,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -51,9 +48,6 @@ import (
 
 // defaultProbeInterval is how often a service is probed when nothing changes.
 const defaultProbeInterval = 10 * time.Minute
-
-// maxServiceMessage bounds what of a service's error message reaches status.
-const maxServiceMessage = 200
 
 // serviceReconciler probes one service kind: on every change of a service
 // or of its key's Secret, and every probeInterval.
@@ -116,64 +110,22 @@ func (r *serviceReconciler[T]) probe(ctx context.Context, svc T) (kit.Outcome, c
 // status; a probe without an answer is retried with backoff.
 func probeOutcome(err error, interval time.Duration) (kit.Outcome, ctrl.Result, error) {
 	every := ctrl.Result{RequeueAfter: interval}
-	switch evalapi.KindOf(err) {
+	switch remote.FailureOf(err) {
 	case 0:
 		if err != nil {
 			return kit.Progressing(v1alpha1.ReasonUnreachable, "probing the service failed"), ctrl.Result{}, err
 		}
 		return kit.Ready(v1alpha1.ReasonConnected, "GET /projects answered with the service's key"), every, nil
-	case evalapi.KindUnauthorized:
+	case remote.Unauthorized:
 		return kit.Stalled(v1alpha1.ReasonUnauthorized,
 			"the service refused the key (401): update the Secret apiKeySecretRef names"), every, nil
-	case evalapi.KindRejected, evalapi.KindNotFound:
-		return kit.Stalled(v1alpha1.ReasonRejected, "the service refused GET /projects: "+probeSummary(err)+
+	case remote.Rejected, remote.NotFound:
+		return kit.Stalled(v1alpha1.ReasonRejected, "the service refused GET /projects: "+remote.Summary(err)+
 			"; check url"), every, nil
 	}
-	summary := probeSummary(err)
+	summary := remote.Summary(err)
 	return kit.Progressing(v1alpha1.ReasonUnreachable, "no usable answer to GET /projects: "+summary+"; retrying"),
 		ctrl.Result{}, errors.New("probing the service: " + summary)
-}
-
-// probeSummary says what went wrong without repeating what the service
-// sent beyond its ApiError code and a bounded, printable message.
-func probeSummary(err error) string {
-	var e *evalapi.Error
-	if !errors.As(err, &e) {
-		return "failed"
-	}
-	switch {
-	case errors.Is(err, remote.ErrPrivateAddress):
-		return remote.ErrPrivateAddress.Error() + " (a namespaced EvaluationService may not reach the cluster's network)"
-	case e.API != nil:
-		return fmt.Sprintf("HTTP %d %s: %s", e.StatusCode, sanitize(e.API.Code, 64), sanitize(e.API.Message, maxServiceMessage))
-	case e.StatusCode != 0:
-		return fmt.Sprintf("HTTP %d", e.StatusCode)
-	case e.Err != nil:
-		// The cause, as a Metric's condition says it (connection refused, a
-		// timeout, a certificate), without the URL the status shows already.
-		cause := e.Err
-		if u, ok := errors.AsType[*url.Error](cause); ok {
-			cause = u.Err
-		}
-		return sanitize(cause.Error(), maxServiceMessage)
-	}
-	return "no answer"
-}
-
-// sanitize keeps at most n printable runes of s.
-func sanitize(s string, n int) string {
-	var b strings.Builder
-	for _, r := range s {
-		if n == 0 {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-			n--
-		}
-	}
-	return b.String()
 }
 
 // endpointOf is the URL's host, or "standalone".

@@ -86,16 +86,3 @@ func TestProbeSummarySaysTheCause(t *testing.T) {
 		}
 	}
 }
-
-func TestProbeSummaryKeepsTheCodeAndABoundedPrintableMessage(t *testing.T) {
-	msg := "line\nbreak\x1b[31m " + strings.Repeat("é", 500)
-	err := &evalapi.Error{Kind: evalapi.KindRejected, StatusCode: 400,
-		API: &evalapi.APIError{Code: "VALIDATION_ERROR", Message: msg, Details: map[string]any{}}}
-	got := probeSummary(err)
-	if !strings.HasPrefix(got, "HTTP 400 VALIDATION_ERROR: linebreak[31m ") {
-		t.Errorf("summary = %q, want the status, the code and the message without control characters", got)
-	}
-	if n := len([]rune(got)); n > maxServiceMessage+64 {
-		t.Errorf("summary has %d runes, want at most %d more than the bound", n, 64)
-	}
-}

@@ -24,7 +24,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -39,21 +38,21 @@ func UpstreamFailure(err error) (Outcome, ctrl.Result, error) {
 	if ok, o, err := KeyFailure(err); ok {
 		return o, ctrl.Result{}, err
 	}
-	switch evalapi.KindOf(err) {
-	case evalapi.KindUnauthorized:
+	switch remote.FailureOf(err) {
+	case remote.Unauthorized:
 		return Stalled(v1alpha1.ReasonUnauthorized,
 				"the service refused the API key (401): update the referenced Secret"),
 			ctrl.Result{RequeueAfter: unauthorizedRetry}, nil
-	case evalapi.KindRejected:
+	case remote.Rejected:
 		return Stalled(v1alpha1.ReasonRejected, "the service rejected the request: "+err.Error()),
 			ctrl.Result{}, nil
-	case evalapi.KindNotFound:
+	case remote.NotFound:
 		// Nothing at the request's address, e.g. a create in a project that
 		// does not exist; sending the same request again finds nothing again.
 		return Stalled(v1alpha1.ReasonRejected, "the service found nothing to act on: "+err.Error()),
 			ctrl.Result{}, nil
-	case evalapi.KindRateLimited:
-		if after := evalapi.RetryAfterOf(err); after > 0 {
+	case remote.RateLimited:
+		if after := remote.RetryAfter(err); after > 0 {
 			return Progressing(v1alpha1.ReasonUpstreamUnavailable,
 					fmt.Sprintf("the service is rate limiting (429); retrying in %s", after)),
 				ctrl.Result{RequeueAfter: after}, nil

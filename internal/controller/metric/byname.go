@@ -25,7 +25,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -95,10 +94,10 @@ func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remo
 // object of the cluster holds. A Ready o means the list succeeded; any other
 // o is the outcome of its failure.
 func (r *Reconciler) listNamed(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
-	free []evalapi.Metric, complete bool, o kit.Outcome, res ctrl.Result, err error,
+	free []remote.Metric, complete bool, o kit.Outcome, res ctrl.Result, err error,
 ) {
 	named, complete, err := listWhere(ctx, c, m.Spec.ProjectID, byNamePages,
-		func(got evalapi.Metric) bool { return got.Name == string(m.Spec.Name) })
+		func(got remote.Metric) bool { return got.Name == string(m.Spec.Name) })
 	if err != nil {
 		o, res, err := listFailure(m, err)
 		if o.Reason == v1alpha1.ReasonCreateOutcomeUnknown {
@@ -176,7 +175,7 @@ func (r *Reconciler) adoptByName(ctx context.Context, conn *remote.Connection, c
 	return o, res, err
 }
 
-func ambiguousName(m *v1alpha1.Metric, found []evalapi.Metric) kit.Outcome {
+func ambiguousName(m *v1alpha1.Metric, found []remote.Metric) kit.Outcome {
 	ids := make([]string, len(found))
 	for i, f := range found {
 		ids[i] = f.ID

@@ -31,8 +31,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/convert"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -141,7 +139,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 	case !m.CreatePending():
 		// The guard itself failed: nothing was sent.
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
-	case evalapi.KindOf(err) == evalapi.KindOutcomeUnknown:
+	case remote.FailureOf(err) == remote.OutcomeUnknown:
 		// Leave the pending annotation: settlePending decides once the request is over.
 		return r.awaitPendingCreate(m,
 			"the create was sent but no answer came back, so the Metric may exist in the service: "+err.Error())
@@ -155,7 +153,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 	ctrl.LoggerFrom(ctx).Info("Created remote Metric", "id", resp.ID, "service", conn.Service)
 	err = r.annotateID(ctx, m, resp.ID)
 	// After the patch, which answers with the stored status.
-	convert.SetStatus(&m.Status, resp)
+	resp.Record(&m.Status)
 	r.recordSynced(m, nil)
 	if err != nil {
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
@@ -191,7 +189,7 @@ func (r *Reconciler) markPending(ctx context.Context, m *v1alpha1.Metric, endpoi
 // locally and is recorded in one write, without the create-pending guard.
 // The write is conditional on the resourceVersion, so a reconcile working
 // from a stale copy cannot replace an id recorded meanwhile.
-func (r *Reconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, endpoint string, resp evalapi.Metric) (
+func (r *Reconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, endpoint string, resp remote.Metric) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
@@ -201,7 +199,7 @@ func (r *Reconciler) recordLocalID(ctx context.Context, m *v1alpha1.Metric, endp
 	if err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 	}
-	convert.SetStatus(&m.Status, resp)
+	resp.Record(&m.Status)
 	r.recordSynced(m, nil)
 	return createdLocally(resp.ID), ctrl.Result{}, nil
 }

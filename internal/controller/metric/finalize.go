@@ -31,8 +31,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/convert"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -147,9 +145,9 @@ func (r *Reconciler) readBeforeDelete(ctx context.Context, conn *remote.Connecti
 	seen, err := conn.Client().Observe(ctx, id, &m.Spec)
 	switch {
 	case err == nil:
-		convert.SetStatus(&m.Status, seen.Metric)
+		seen.Metric.Record(&m.Status)
 		return true, kit.Outcome{}, ctrl.Result{}, nil
-	case evalapi.KindOf(err) == evalapi.KindNotFound:
+	case remote.FailureOf(err) == remote.NotFound:
 		return false, kit.Ready(v1alpha1.EventOrphaned, "the service has no Metric "+id+" this object could read"), ctrl.Result{}, nil
 	}
 	o, res, err = withForceHint(kit.UpstreamFailure(err))
@@ -207,7 +205,7 @@ func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, 
 	case err == nil:
 		return kit.Progressing(v1alpha1.ReasonDeletingRemote, "the service answered success=false; retrying"+forceHint),
 			ctrl.Result{}, errors.New("deleting remote Metric " + id + ": the service answered success=false")
-	case evalapi.KindOf(err) == evalapi.KindNotFound:
+	case remote.FailureOf(err) == remote.NotFound:
 		return notFoundOnDelete(err, id)
 	}
 	return withForceHint(kit.UpstreamFailure(err))
@@ -217,8 +215,7 @@ func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, 
 // A bare 404 or a 405 may come from a wrong --api-url or a service without
 // the operation: the Metric may still exist, so the deletion is retried.
 func notFoundOnDelete(err error, id string) (kit.Outcome, ctrl.Result, error) {
-	var e *evalapi.Error
-	if errors.As(err, &e) && e.API != nil && e.API.Code == evalapi.CodeNotFound {
+	if remote.Gone(err) {
 		return kit.Ready(v1alpha1.ReasonAlreadyDeleted, "remote Metric "+id+" was already deleted"), ctrl.Result{}, nil
 	}
 	return kit.Progressing(v1alpha1.ReasonDeletingRemote,

@@ -27,8 +27,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/convert"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -76,17 +74,17 @@ func (r *Reconciler) recordSynced(m *v1alpha1.Metric, drifted []string) {
 // policy allows Update (corrected), else reports the difference. got is
 // the remote Metric as it now is.
 func (r *Reconciler) settleDrift(ctx context.Context, c remote.Client, m *v1alpha1.Metric, id string,
-	seen remote.Observation) (got evalapi.Metric, corrected bool, err error) {
+	seen remote.Observation) (got remote.Metric, corrected bool, err error) {
 	switch {
 	case seen.UpToDate:
 		r.recordSynced(m, nil)
 		return seen.Metric, false, nil
 	case !m.Spec.Allows(v1alpha1.ManagementUpdate):
-		r.recordSynced(m, convert.DriftedFields(seen.Metric, &m.Spec))
+		r.recordSynced(m, seen.Metric.Drifted(&m.Spec))
 		return seen.Metric, false, nil
 	}
 	if got, err = c.Update(ctx, id, &m.Spec); err != nil {
-		return evalapi.Metric{}, false, err
+		return remote.Metric{}, false, err
 	}
 	r.recordSynced(m, nil)
 	return got, true, nil

@@ -30,8 +30,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/convert"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -68,7 +66,7 @@ type recovery struct {
 
 func newRecovery(requestTimeout time.Duration) *recovery {
 	if requestTimeout <= 0 {
-		requestTimeout = evalapi.DefaultTimeout
+		requestTimeout = remote.DefaultTimeout
 	}
 	return &recovery{inFlight: requestTimeout + recoveryMargin, taken: map[string]types.UID{}}
 }
@@ -171,8 +169,8 @@ func listFailure(m *v1alpha1.Metric, err error) (kit.Outcome, ctrl.Result, error
 	if ok, o, err := kit.KeyFailure(err); ok {
 		return o, ctrl.Result{}, err
 	}
-	switch evalapi.KindOf(err) {
-	case evalapi.KindNotFound, evalapi.KindRejected:
+	switch remote.FailureOf(err) {
+	case remote.NotFound, remote.Rejected:
 		return needsPerson(m, "listing the project's Metrics failed: "+err.Error()), ctrl.Result{}, nil
 	}
 	o, res, rerr := kit.UpstreamFailure(err)
@@ -184,38 +182,38 @@ func listFailure(m *v1alpha1.Metric, err error) (kit.Outcome, ctrl.Result, error
 // newest first, reading at most recoveryPages pages; complete is false when
 // the bound cut the list short.
 func (r *Reconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
-	equal []evalapi.Metric, complete bool, err error,
+	equal []remote.Metric, complete bool, err error,
 ) {
-	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got evalapi.Metric) bool { return convert.Matches(got, &m.Spec) })
+	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got remote.Metric) bool { return got.Matches(&m.Spec) })
 }
 
 // listWhere returns the Metrics of project projectID that keep accepts,
 // newest first, following nextCursor for at most pages pages of
 // recoveryPageSize; complete is false when the bound cut the list short.
-func listWhere(ctx context.Context, c remote.Client, projectID v1alpha1.ResourceID, pages int, keep func(evalapi.Metric) bool) (
-	kept []evalapi.Metric, complete bool, err error,
+func listWhere(ctx context.Context, c remote.Client, projectID v1alpha1.ResourceID, pages int, keep func(remote.Metric) bool) (
+	kept []remote.Metric, complete bool, err error,
 ) {
-	opts := evalapi.ListOptions{Limit: recoveryPageSize}
+	cursor := ""
 	for range pages {
-		var page evalapi.MetricPage
+		var page remote.Page
 		// A failed page is retried at once, briefly: one failure among ten
 		// pages would otherwise restart the whole list after a backoff.
 		err := retry.OnError(retry.DefaultBackoff, transientListFailure, func() (err error) {
-			page, err = c.List(ctx, projectID, opts)
+			page, err = c.List(ctx, projectID, cursor, recoveryPageSize)
 			return err
 		})
 		if err != nil {
 			return nil, false, err
 		}
-		for _, got := range page.Data {
+		for _, got := range page.Metrics {
 			if keep(got) {
 				kept = append(kept, got)
 			}
 		}
-		if page.NextCursor == nil {
-			return kept, !page.HasMore, nil
+		if page.Next == "" {
+			return kept, !page.Truncated, nil
 		}
-		opts.Cursor = *page.NextCursor
+		cursor = page.Next
 	}
 	return kept, false, nil
 }
@@ -223,8 +221,8 @@ func listWhere(ctx context.Context, c remote.Client, projectID v1alpha1.Resource
 // transientListFailure reports whether a list may succeed when sent again
 // (a list changes nothing, so an unknown outcome is safe to repeat).
 func transientListFailure(err error) bool {
-	switch evalapi.KindOf(err) {
-	case evalapi.KindUnavailable, evalapi.KindRateLimited, evalapi.KindOutcomeUnknown:
+	switch remote.FailureOf(err) {
+	case remote.Unavailable, remote.RateLimited, remote.OutcomeUnknown:
 		return true
 	}
 	return false
@@ -233,12 +231,12 @@ func transientListFailure(err error) bool {
 // claim returns the Metrics of found that no object other than m records as
 // its remote Metric. When exactly one is left it is taken for m, under the
 // same lock, so two objects recovering at once cannot both take it.
-func (rc *recovery) claim(ctx context.Context, c client.Reader, m *v1alpha1.Metric, found []evalapi.Metric) (
-	[]evalapi.Metric, error,
+func (rc *recovery) claim(ctx context.Context, c client.Reader, m *v1alpha1.Metric, found []remote.Metric) (
+	[]remote.Metric, error,
 ) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	var free []evalapi.Metric
+	var free []remote.Metric
 	for _, f := range found {
 		claimed, err := rc.claimed(ctx, c, m, f.ID)
 		if err != nil {
@@ -266,12 +264,12 @@ func (rc *recovery) claimed(ctx context.Context, c client.Reader, m *v1alpha1.Me
 }
 
 // adoptRecovered records found as m's Metric, as a create records its answer.
-func (r *Reconciler) adoptRecovered(ctx context.Context, m *v1alpha1.Metric, found evalapi.Metric) (
+func (r *Reconciler) adoptRecovered(ctx context.Context, m *v1alpha1.Metric, found remote.Metric) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	err := r.annotateID(ctx, m, found.ID)
 	// After the patch, as after a create: status.id finishes the annotation if it failed.
-	convert.SetStatus(&m.Status, found)
+	found.Record(&m.Status)
 	r.recordSynced(m, nil)
 	if err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the recovered remote id"), ctrl.Result{}, err

@@ -26,8 +26,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/convert"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -139,12 +137,12 @@ func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *driftSch
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
-	convert.SetStatus(&m.Status, seen.Metric)
+	seen.Metric.Record(&m.Status)
 	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
-	convert.SetStatus(&m.Status, got)
+	got.Record(&m.Status)
 	if corrected {
 		ctrl.LoggerFrom(ctx).Info("Updated adopted remote Metric to the spec", "id", id)
 		metricUpdates.Inc()
@@ -169,7 +167,7 @@ func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *driftSc
 		return remoteFailure(err, m, id)
 	}
 	ctrl.LoggerFrom(ctx).Info("Updated remote Metric", "id", id, "generation", m.Generation)
-	convert.SetStatus(&m.Status, resp)
+	resp.Record(&m.Status)
 	r.recordSynced(m, nil)
 	metricUpdates.Inc()
 	drift.checked(m.UID)
@@ -200,7 +198,7 @@ func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, dr
 		r.Recorder.Eventf(m, nil, corev1.EventTypeNormal, v1alpha1.EventDriftCorrected, "Update",
 			"remote Metric %s was changed outside the cluster; restored the spec", id)
 	}
-	convert.SetStatus(&m.Status, got)
+	got.Record(&m.Status)
 	drift.checked(m.UID)
 	return current, drift.requeue(m.UID), nil
 }
@@ -209,8 +207,8 @@ func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, dr
 // the service (5xx, 429, no answer) leaves the Metric Ready and retries
 // the check with backoff; anything else is reported as for any call.
 func driftFailure(err error, m *v1alpha1.Metric, id string, current kit.Outcome) (kit.Outcome, ctrl.Result, error) {
-	switch evalapi.KindOf(err) {
-	case evalapi.KindUnavailable, evalapi.KindOutcomeUnknown, evalapi.KindRateLimited, evalapi.KindNotSent:
+	switch remote.FailureOf(err) {
+	case remote.Unavailable, remote.OutcomeUnknown, remote.RateLimited, remote.NotSent:
 		return current, ctrl.Result{}, fmt.Errorf("checking remote Metric %s for drift: %w", id, err)
 	}
 	return remoteFailure(err, m, id)
@@ -220,7 +218,7 @@ func driftFailure(err error, m *v1alpha1.Metric, id string, current kit.Outcome)
 // 404 means the service has no such Metric (or does not serve the
 // operation): the Metric stalls, and is never created again by itself.
 func remoteFailure(err error, m *v1alpha1.Metric, id string) (kit.Outcome, ctrl.Result, error) {
-	if evalapi.KindOf(err) != evalapi.KindNotFound {
+	if remote.FailureOf(err) != remote.NotFound {
 		return kit.UpstreamFailure(err)
 	}
 	return remoteNotFound(m, id), ctrl.Result{}, nil

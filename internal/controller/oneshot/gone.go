@@ -17,30 +17,25 @@ limitations under the License.
 package oneshot
 
 import (
-	"errors"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // alreadyGone reports whether err is the service's own answer that what a
 // deletion names does not exist: a 404 with its NOT_FOUND ApiError. That
 // deletion is complete, e.g. when GitOps recreated a deletion object that
 // ttlSecondsAfterFinished had removed.
-func alreadyGone(err error) bool {
-	var e *evalapi.Error
-	return errors.As(err, &e) && e.Kind == evalapi.KindNotFound && e.API != nil && e.API.Code == evalapi.CodeNotFound
-}
+func alreadyGone(err error) bool { return remote.Gone(err) }
 
 // deletionFailure maps a failed deletion call that did not find the thing
 // gone. A 404 or 405 without the service's NOT_FOUND (a wrong --api-url path,
 // a proxy, an older service) proves nothing: it never completes a deletion,
 // and like any other 4xx it waits for a person.
 func deletionFailure(err error) (kit.Outcome, ctrl.Result, error) {
-	if evalapi.KindOf(err) == evalapi.KindNotFound {
+	if remote.FailureOf(err) == remote.NotFound {
 		return kit.Stalled(v1alpha1.ReasonRejected,
 			"the service did not answer as itself that it is already gone; check --api-url: "+err.Error()), ctrl.Result{}, nil
 	}
