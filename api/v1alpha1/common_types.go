@@ -185,7 +185,8 @@ const (
 	// (spec.serviceRef) does not exist; retried when it appears.
 	ReasonServiceNotFound = "ServiceNotFound"
 	// ReasonServiceNotAllowed: the ClusterEvaluationService the object names
-	// does not allow the object's namespace.
+	// does not allow the object's namespace, or the object's namespaced
+	// EvaluationService leads to an address it may not reach.
 	ReasonServiceNotAllowed = "ServiceNotAllowed"
 	// ReasonServiceChanged: the object's remote id (or pending create)
 	// belongs to another service than the one it now resolves to; nothing is

@@ -126,8 +126,11 @@ var _ = Describe("Connections", func() {
 		startManager(up.opts)
 		m := humanBoolean(ns, "m")
 		Expect(k8s.Create(rootCtx, m)).To(Succeed())
-		Eventually(readyCondition(m)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUpstreamUnavailable),
-			HaveField("Message", ContainSubstring("refusing to connect to a loopback"))))
+		Eventually(readyCondition(m)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonServiceNotAllowed),
+			HaveField("Message", ContainSubstring("refusing to connect to a loopback")),
+			HaveField("Message", ContainSubstring("--allow-private-service-addresses"))))
+		Expect(meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionStalled)).
+			To(HaveField("Status", metav1.ConditionTrue), "a person must act: no retry with backoff")
 		Expect(allCalls(up)).To(BeZero(), "127.0.0.1 was never dialled")
 
 		// A service no remote Metric belongs to is not held.

@@ -141,7 +141,7 @@ var _ = Describe("EvaluationService and ClusterEvaluationService", func() {
 		up := newProjectsService(testKey)
 		tenant := namespacedService(ns, "default", v1alpha1.ServiceConnection{URL: up.url()})
 		Expect(k8s.Create(rootCtx, tenant)).To(Succeed())
-		Eventually(serviceReady(tenant)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonUnreachable))
+		Eventually(serviceReady(tenant)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRejected))
 		Expect(meta.FindStatusCondition(tenant.Status.Conditions, v1alpha1.ConditionReady).Message).
 			To(ContainSubstring("may not reach the cluster's network"))
 

@@ -53,11 +53,18 @@ const (
 	// serve the operation (404, 405). Gone says whether the service itself
 	// answered that the thing does not exist.
 	NotFound
+	// AddressNotAllowed: nothing was sent because the service's address is
+	// one a namespaced EvaluationService may not reach (loopback, link-local,
+	// private); its URL, or the manager's flags, must change.
+	AddressNotAllowed
 )
 
 // FailureOf is what err, returned by a Client or a probe, means; 0 when
 // it is not a failure of the service's (a key, a turn at the limits).
 func FailureOf(err error) Failure {
+	if errors.Is(err, ErrPrivateAddress) {
+		return AddressNotAllowed
+	}
 	switch evalapi.KindOf(err) {
 	case evalapi.KindNotSent:
 		return NotSent

@@ -119,6 +119,9 @@ func probeOutcome(err error, interval time.Duration) (kit.Outcome, ctrl.Result, 
 	case remote.Unauthorized:
 		return kit.Stalled(v1alpha1.ReasonUnauthorized,
 			"the service refused the key (401): update the Secret apiKeySecretRef names"), every, nil
+	case remote.AddressNotAllowed:
+		return kit.Stalled(v1alpha1.ReasonRejected, "the url may not be reached: "+remote.Summary(err)+
+			"; change it, or run the manager with --allow-private-service-addresses"), every, nil
 	case remote.Rejected, remote.NotFound:
 		return kit.Stalled(v1alpha1.ReasonRejected, "the service refused GET /projects: "+remote.Summary(err)+
 			"; check url"), every, nil

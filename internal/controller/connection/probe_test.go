@@ -52,7 +52,7 @@ func TestProbeOutcome(t *testing.T) {
 		{"no answer", &evalapi.Error{Kind: evalapi.KindNotSent, Op: "ListProjects", Err: errors.New("connection refused")},
 			kit.PhaseProgressing, v1alpha1.ReasonUnreachable, 0, true},
 		{"a private address", &evalapi.Error{Kind: evalapi.KindNotSent, Op: "ListProjects",
-			Err: fmt.Errorf("dial: %w", remote.ErrPrivateAddress)}, kit.PhaseProgressing, v1alpha1.ReasonUnreachable, 0, true},
+			Err: fmt.Errorf("dial: %w", remote.ErrPrivateAddress)}, kit.PhaseStalled, v1alpha1.ReasonRejected, every, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,6 +46,12 @@ func UpstreamFailure(err error) (Outcome, ctrl.Result, error) {
 	case remote.Rejected:
 		return Stalled(v1alpha1.ReasonRejected, "the service rejected the request: "+err.Error()),
 			ctrl.Result{}, nil
+	case remote.AddressNotAllowed:
+		// The service's setting, not the request: the object waits for the
+		// service (or the manager) to change, not for its own spec.
+		return Stalled(v1alpha1.ReasonServiceNotAllowed, "the service's address may not be reached: "+remote.Summary(err)+
+				"; change its url, or run the manager with --allow-private-service-addresses"),
+			ctrl.Result{}, nil
 	case remote.NotFound:
 		// Nothing at the request's address, e.g. a create in a project that
 		// does not exist; sending the same request again finds nothing again.

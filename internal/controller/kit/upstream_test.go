@@ -18,6 +18,7 @@ package kit
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -41,6 +42,9 @@ func TestUpstreamFailure(t *testing.T) {
 		{&evalapi.Error{Kind: evalapi.KindUnavailable, StatusCode: 503}, PhaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
 		{&evalapi.Error{Kind: evalapi.KindNotSent, Err: errors.New("connection refused")}, PhaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
 		{&evalapi.Error{Kind: evalapi.KindOutcomeUnknown, Err: errors.New("reset")}, PhaseProgressing, v1alpha1.ReasonUpstreamUnavailable, 0, true},
+		// An address a namespaced service may not reach is its setting to change, not an outage.
+		{&evalapi.Error{Kind: evalapi.KindNotSent, Err: fmt.Errorf("dial: %w: 127.0.0.1", remote.ErrPrivateAddress)},
+			PhaseStalled, v1alpha1.ReasonServiceNotAllowed, 0, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.err.Kind.String(), func(t *testing.T) {
