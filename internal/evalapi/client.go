@@ -236,22 +236,27 @@ func (c *Client) DeleteMetric(ctx context.Context, key APIKey, metricID string) 
 
 // ListMetrics sends GET /projects/{projectId}/metrics?limit=&cursor=.
 func (c *Client) ListMetrics(ctx context.Context, key APIKey, projectID string, opts ListOptions) (MetricPage, error) {
-	query := url.Values{}
-	if opts.Limit != 0 {
-		query.Set("limit", strconv.Itoa(opts.Limit))
-	}
-	if opts.Cursor != "" {
-		query.Set("cursor", opts.Cursor)
-	}
 	var p MetricPage
 	err := c.call(ctx, key, call{
 		op:       opListMetrics,
 		method:   http.MethodGet,
 		segments: []string{"projects", projectID, "metrics"},
-		query:    query,
-		decode:   func(data []byte) error { return decodePage(data, &p) },
+		query:    opts.query(),
+		decode:   func(data []byte) error { return decodePage(data, &p, metricID) },
 	})
 	return p, err
+}
+
+// query is the list's query: limit and cursor where set.
+func (o ListOptions) query() url.Values {
+	query := url.Values{}
+	if o.Limit != 0 {
+		query.Set("limit", strconv.Itoa(o.Limit))
+	}
+	if o.Cursor != "" {
+		query.Set("cursor", o.Cursor)
+	}
+	return query
 }
 
 // ProbeProjects sends GET /projects?limit=1: the cheapest authenticated
@@ -515,10 +520,11 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 
 var (
 	errNoMetricID = errors.New("the answer has no metric id")
+	errNoID       = errors.New("the answer has an item without an id")
 	errNoSuccess  = errors.New("the answer has no success field")
 	errNoData     = errors.New("the answer has no data")
 	errNoHasMore  = errors.New("the answer has no hasMore field")
-	errNoCursor   = errors.New("the answer has more Metrics but no nextCursor")
+	errNoCursor   = errors.New("the answer has more items but no nextCursor")
 )
 
 func decodeMetric(data []byte, m *Metric) error {
@@ -545,12 +551,14 @@ func decodeSuccess(data []byte, s *SuccessResponse) error {
 	return nil
 }
 
-func decodePage(data []byte, p *MetricPage) error {
+// decodePage decodes a list answer whose items id names: data, hasMore
+// and, when there is more, nextCursor are required, and every item has an id.
+func decodePage[T any](data []byte, p *Page[T], id func(T) string) error {
 	var body struct {
-		Data       []Metric `json:"data"`
-		NextCursor *string  `json:"nextCursor"`
-		HasMore    *bool    `json:"hasMore"`
-		Total      *int     `json:"total"`
+		Data       []T     `json:"data"`
+		NextCursor *string `json:"nextCursor"`
+		HasMore    *bool   `json:"hasMore"`
+		Total      *int    `json:"total"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
 		return fmt.Errorf("decoding the page: %w", err)
@@ -563,11 +571,26 @@ func decodePage(data []byte, p *MetricPage) error {
 	case *body.HasMore && (body.NextCursor == nil || *body.NextCursor == ""):
 		return errNoCursor
 	}
-	for _, m := range body.Data {
-		if m.ID == "" {
-			return errNoMetricID
+	for _, item := range body.Data {
+		if id(item) == "" {
+			return errNoID
 		}
 	}
-	*p = MetricPage{Data: body.Data, NextCursor: body.NextCursor, HasMore: *body.HasMore, Total: body.Total}
+	*p = Page[T]{Data: body.Data, NextCursor: body.NextCursor, HasMore: *body.HasMore, Total: body.Total}
+	return nil
+}
+
+func metricID(m Metric) string     { return m.ID }
+func testsetID(t Testset) string   { return t.ID }
+func testcaseID(t Testcase) string { return t.ID }
+
+// decodeOne decodes an answer holding one item that id names.
+func decodeOne[T any](data []byte, v *T, id func(T) string) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decoding the answer: %w", err)
+	}
+	if id(*v) == "" {
+		return errNoID
+	}
 	return nil
 }

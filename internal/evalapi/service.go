@@ -87,4 +87,12 @@ var (
 	opDeleteMetric        = serviceOp{name: "DeleteMetric", label: "delete_metric"}
 	opListMetrics         = serviceOp{name: "ListMetrics", label: "list_metrics"}
 	opListProjects        = serviceOp{name: "ListProjects", label: "list_projects"}
+	opCreateTestset       = serviceOp{name: "CreateTestset", label: "create_testset"}
+	opGetTestset          = serviceOp{name: "GetTestset", label: "get_testset"}
+	opUpdateTestset       = serviceOp{name: "UpdateTestset", label: "update_testset"}
+	opListTestsets        = serviceOp{name: "ListTestsets", label: "list_testsets"}
+	opCreateTestcases     = serviceOp{name: "CreateTestcases", label: "create_testcases"}
+	opListTestcases       = serviceOp{name: "ListTestcases", label: "list_testcases"}
+	opGetTestcase         = serviceOp{name: "GetTestcase", label: "get_testcase"}
+	opUpdateTestcase      = serviceOp{name: "UpdateTestcase", label: "update_testcase"}
 )

@@ -146,14 +146,7 @@ type ListOptions struct {
 }
 
 // MetricPage is one page of GET /projects/{projectId}/metrics, newest Metric first.
-type MetricPage struct {
-	Data []Metric `json:"data"`
-	// NextCursor asks for the next page; nil on the last one.
-	NextCursor *string `json:"nextCursor"`
-	HasMore    bool    `json:"hasMore"`
-	// Total is the project's number of Metrics, when the service sends it.
-	Total *int `json:"total,omitempty"`
-}
+type MetricPage = Page[Metric]
 
 // Project is a Project in response form; name and description are null
 // where the service knows none.
@@ -164,14 +157,7 @@ type Project struct {
 }
 
 // ProjectPage is one page of GET /projects.
-type ProjectPage struct {
-	Data []Project `json:"data"`
-	// NextCursor asks for the next page; nil on the last one.
-	NextCursor *string `json:"nextCursor"`
-	HasMore    bool    `json:"hasMore"`
-	// Total is the number of projects, when the service sends it.
-	Total *int `json:"total,omitempty"`
-}
+type ProjectPage = Page[Project]
 
 // BulkDeleteRequest is the body of POST /testcases/bulk-delete.
 type BulkDeleteRequest struct {

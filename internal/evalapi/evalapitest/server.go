@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package evalapitest is a fake Evaluation Service for tests, end-to-end runs
 // and benchmarks. It serves the operations of the API under /api/v2 (create,
-// get, update, delete and list Metrics, bulk-delete testcases, delete a
-// testset), validates requests as the real service does, keeps the Metrics of
+// get, update, delete and list Metrics; create, get, update, list and delete
+// Testsets; create, list, get, update and bulk-delete Testcases), validates requests as the real service does, keeps the Metrics of
 // each project, records what it committed and which key sent each request,
 // and plays programmable faults. It is written from the API description
 // alone (see metric.go), not from the operator's code. It is safe for
@@ -62,6 +62,14 @@ const (
 	OpDeleteMetric        = "delete_metric"
 	OpListMetrics         = "list_metrics"
 	OpListProjects        = "list_projects"
+	OpCreateTestset       = "create_testset"
+	OpGetTestset          = "get_testset"
+	OpUpdateTestset       = "update_testset"
+	OpListTestsets        = "list_testsets"
+	OpCreateTestcases     = "create_testcases"
+	OpListTestcases       = "list_testcases"
+	OpGetTestcase         = "get_testcase"
+	OpUpdateTestcase      = "update_testcase"
 )
 
 // lifecycleOps are the operations an older service does not serve (see
@@ -138,6 +146,7 @@ type Server struct {
 	stored    map[string]*storedMetric // by id
 	testcases []string
 	testsets  []string
+	sets      testsetStore
 	faults    faults
 }
 
@@ -365,7 +374,19 @@ func (s *Server) routes() http.Handler {
 		endpoint{http.MethodPatch, OpUpdateMetric, s.updateMetric},
 		endpoint{http.MethodDelete, OpDeleteMetric, s.deleteMetric})
 	s.handle(mux, "/api/v2/testcases/bulk-delete", endpoint{http.MethodPost, OpBulkDeleteTestcases, s.bulkDeleteTestcases})
-	s.handle(mux, "/api/v2/testsets/{testsetId}", endpoint{http.MethodDelete, OpDeleteTestset, s.deleteTestset})
+	s.handle(mux, "/api/v2/projects/{projectId}/testsets",
+		endpoint{http.MethodPost, OpCreateTestset, s.createTestset},
+		endpoint{http.MethodGet, OpListTestsets, s.listTestsets})
+	s.handle(mux, "/api/v2/testsets/{testsetId}",
+		endpoint{http.MethodGet, OpGetTestset, s.getTestset},
+		endpoint{http.MethodPatch, OpUpdateTestset, s.updateTestset},
+		endpoint{http.MethodDelete, OpDeleteTestset, s.deleteTestset})
+	s.handle(mux, "/api/v2/testsets/{testsetId}/testcases",
+		endpoint{http.MethodPost, OpCreateTestcases, s.createTestcases},
+		endpoint{http.MethodGet, OpListTestcases, s.listTestcases})
+	s.handle(mux, "/api/v2/testcases/{testcaseId}",
+		endpoint{http.MethodGet, OpGetTestcase, s.getTestcase},
+		endpoint{http.MethodPut, OpUpdateTestcase, s.updateTestcase})
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeReply(w, noSuchOperation()) })
 	return mux
 }
@@ -680,9 +701,11 @@ func (s *Server) listProjects(r *http.Request, _ []byte, tenant int) (func() rep
 	}, reply{}
 }
 
-// listQuery reads limit (1 to 100, default 20) and cursor: the page holds
-// the Metrics older than olderThan, a creation sequence number (0: all).
-func listQuery(q url.Values) (limit, olderThan int, errs []fieldError) {
+// listQuery reads limit (1 to 100, default 20) and cursor: the creation
+// sequence number of the last item of the previous page (0: the first page).
+// A list newest first goes on with the items older than it; one oldest
+// first, with those newer.
+func listQuery(q url.Values) (limit, last int, errs []fieldError) {
 	limit = defaultListLimit
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
@@ -693,17 +716,17 @@ func listQuery(q url.Values) (limit, olderThan int, errs []fieldError) {
 	}
 	if c := q.Get("cursor"); c != "" {
 		var ok bool
-		if olderThan, ok = decodeCursor(c); !ok {
+		if last, ok = decodeCursor(c); !ok {
 			errs = append(errs, fieldError{Field: "cursor", Message: "cursor is not a cursor this service issued"})
 		}
 	}
-	return limit, olderThan, errs
+	return limit, last, errs
 }
 
-const cursorPrefix = "older-than:"
+const cursorPrefix = "after:"
 
-// encodeCursor is an opaque cursor for the Metrics created before the one
-// with sequence number seq.
+// encodeCursor is an opaque cursor for the page after the item with
+// creation sequence number seq.
 func encodeCursor(seq int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(seq)))
 }
@@ -766,16 +789,28 @@ func (s *Server) bulkDeleteTestcases(r *http.Request, body []byte, _ int) (func(
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.testcases = append(s.testcases, req.IDs...)
+		for _, id := range req.IDs {
+			delete(s.sets.testcases, id)
+		}
 		return reply{http.StatusOK, success{true}}
 	}, reply{}
 }
 
-func (s *Server) deleteTestset(r *http.Request, _ []byte, _ int) (func() reply, reply) {
+// deleteTestset deletes a Testset and its testcases. One the Server does not
+// hold counts as another client's, deleted all the same.
+func (s *Server) deleteTestset(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
 	id := r.PathValue("testsetId")
 	return func() reply {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if t, held := s.sets.testsets[id]; held && s.projects[t.projectID] != tenant {
+			return testsetNotFound(id)
+		}
 		s.testsets = append(s.testsets, id)
+		for _, tc := range s.testcasesOf(id) {
+			delete(s.sets.testcases, tc.testcase.ID)
+		}
+		delete(s.sets.testsets, id)
 		return reply{http.StatusOK, success{true}}
 	}, reply{}
 }
