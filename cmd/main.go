@@ -14,9 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command manager runs the eval-operator: the reconcilers of Metric,
-// TestsetDeletion and TestcaseDeletion and, with --serve-api, the built-in
-// REST server.
+// Command manager runs the eval-operator: the reconcilers of every kind and,
+// with --serve-api, the built-in REST server.
 package main
 
 import (

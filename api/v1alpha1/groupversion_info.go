@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha1 holds the evaluation.eval-operator.dev/v1alpha1 API: Metric,
-// TestsetDeletion and TestcaseDeletion.
+// Package v1alpha1 holds the evaluation.eval-operator.dev/v1alpha1 API, its
+// five kinds: Metric, TestsetDeletion, TestcaseDeletion, EvaluationService
+// and ClusterEvaluationService.
 //
 // +kubebuilder:object:generate=true
 // +groupName=evaluation.eval-operator.dev

@@ -14,10 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package metriccache says whether a Metric was read from the manager's
-// cache without its texts, and reads such a Metric whole. The controller's
-// cache transform trims settled Metrics; the reconciler and the REST server
-// both read them whole here before they need the texts.
+// Package metriccache says whether an object was read from the manager's
+// cache without its texts (a settled Metric) or ids (a finished bulk
+// deletion), reads such a Metric whole, and guards writes against a
+// trimmed copy (Guard). The reconciler and the REST server both read a
+// Metric whole here before they need its texts.
 package metriccache
 
 import (
