@@ -51,6 +51,7 @@ type Reconciler struct {
 	kit.Base
 	drift    *driftSchedules
 	recovery *recovery
+	sent     *sentSpecs
 }
 
 // Reconcile brings one Metric to Ready.

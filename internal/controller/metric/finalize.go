@@ -254,6 +254,7 @@ func (r *Reconciler) release(ctx context.Context, m *v1alpha1.Metric, eventType,
 	if err := r.patchFinalizer(ctx, m, controllerutil.RemoveFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
+	r.sent.forget(m.UID)
 	r.Recorder.Eventf(m, nil, eventType, reason, "Delete", "%s", message)
 	ctrl.LoggerFrom(ctx).V(1).Info("Released", "reason", reason)
 	return ctrl.Result{}, nil

@@ -19,6 +19,7 @@ package metric
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -81,6 +82,7 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 	}
 	drift := r.drift.every(conn.DriftInterval)
 	if o, ok := syncedOutcome(m, id); ok {
+		r.sent.forget(m.UID)
 		return r.checkDrift(ctx, conn, drift, m, id, o)
 	}
 	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) || !m.Spec.Allows(v1alpha1.ManagementUpdate) {
@@ -96,6 +98,12 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 			return o, res, err
 		}
 		return r.adopt(ctx, conn.Client(), drift, m, id)
+	}
+	if r.sent.sent(m.UID, m.Generation) {
+		// This manager sent this very spec, and the service took it; the
+		// cache does not show the status that records it yet. Its status
+		// patch, from this stale copy, conflicts and is retried.
+		return updated(m, id), ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	return r.update(ctx, conn.Client(), drift, m, id)
 }
@@ -167,6 +175,7 @@ func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *driftSc
 		return remoteFailure(err, m, id)
 	}
 	ctrl.LoggerFrom(ctx).Info("Updated remote Metric", "id", id, "generation", m.Generation)
+	r.sent.record(m.UID, m.Generation)
 	resp.Record(&m.Status)
 	r.recordSynced(m, nil)
 	metricUpdates.Inc()
