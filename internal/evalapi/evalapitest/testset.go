@@ -226,7 +226,7 @@ func (s *Server) updateTestset(r *http.Request, body []byte, tenant int) (func()
 
 // listTestsets answers a page of a project's Testsets, newest first.
 func (s *Server) listTestsets(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
-	limit, olderThan, errs := listQuery(r.URL.Query())
+	limit, last, errs := listQuery(r.URL.Query())
 	if len(errs) > 0 {
 		return nil, invalid(errs...)
 	}
@@ -244,35 +244,37 @@ func (s *Server) listTestsets(r *http.Request, _ []byte, tenant int) (func() rep
 			}
 		}
 		slices.SortFunc(all, func(a, b *storedTestset) int { return b.seq - a.seq })
-		seqs := make([]int, len(all))
-		for i, t := range all {
-			seqs[i] = t.seq
-		}
-		from, next, total := pageOf(seqs, olderThan, limit, func(seq int) bool { return seq < olderThan })
-		page := evalapi.TestsetPage{Data: []evalapi.Testset{}, NextCursor: next, HasMore: next != nil, Total: &total}
-		for _, t := range all[from:min(from+limit, len(all))] {
-			page.Data = append(page.Data, t.testset)
-		}
-		return reply{http.StatusOK, page}
+		return reply{http.StatusOK, pageOf(all, func(t *storedTestset) (int, evalapi.Testset) { return t.seq, t.testset },
+			last, limit, true)}
 	}, reply{}
 }
 
-// pageOf finds a page in seqs, in list order: it starts at the first seq
-// after the cursor (all of them for cursor 0) and holds at most limit; next
-// is the cursor of the following page, nil on the last.
-func pageOf(seqs []int, cursor, limit int, after func(int) bool) (from int, next *string, total int) {
-	from = len(seqs)
-	for i, seq := range seqs {
-		if cursor == 0 || after(seq) {
+// pageOf is the page of items, in list order, that follows the item whose
+// creation sequence number is last (from the first for 0), at most limit
+// long; newestFirst says the list's order. at gives an item's sequence
+// number and its response form.
+func pageOf[S, T any](items []S, at func(S) (int, T), last, limit int, newestFirst bool) evalapi.Page[T] {
+	from := len(items)
+	for i, it := range items {
+		seq, _ := at(it)
+		if last == 0 || (newestFirst && seq < last) || (!newestFirst && seq > last) {
 			from = i
 			break
 		}
 	}
-	if end := from + limit; end < len(seqs) {
-		c := encodeCursor(seqs[end-1])
-		next = &c
+	end := min(from+limit, len(items))
+	total := len(items)
+	page := evalapi.Page[T]{Data: make([]T, 0, end-from), Total: &total}
+	for _, it := range items[from:end] {
+		_, v := at(it)
+		page.Data = append(page.Data, v)
 	}
-	return from, next, len(seqs)
+	if end < len(items) {
+		seq, _ := at(items[end-1])
+		next := encodeCursor(seq)
+		page.NextCursor, page.HasMore = &next, true
+	}
+	return page
 }
 
 func (s *Server) createTestcases(r *http.Request, body []byte, tenant int) (func() reply, reply) {
@@ -320,7 +322,7 @@ func (s *Server) createTestcases(r *http.Request, body []byte, tenant int) (func
 
 // listTestcases answers a page of a Testset's testcases, oldest first.
 func (s *Server) listTestcases(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
-	limit, after, errs := listQuery(r.URL.Query())
+	limit, last, errs := listQuery(r.URL.Query())
 	if len(errs) > 0 {
 		return nil, invalid(errs...)
 	}
@@ -331,17 +333,8 @@ func (s *Server) listTestcases(r *http.Request, _ []byte, tenant int) (func() re
 		if _, ok := s.testsetOf(tenant, id); !ok {
 			return testsetNotFound(id)
 		}
-		all := s.testcasesOf(id)
-		seqs := make([]int, len(all))
-		for i, tc := range all {
-			seqs[i] = tc.seq
-		}
-		from, next, total := pageOf(seqs, after, limit, func(seq int) bool { return seq > after })
-		page := evalapi.TestcasePage{Data: []evalapi.Testcase{}, NextCursor: next, HasMore: next != nil, Total: &total}
-		for _, tc := range all[from:min(from+limit, len(all))] {
-			page.Data = append(page.Data, tc.testcase)
-		}
-		return reply{http.StatusOK, page}
+		return reply{http.StatusOK, pageOf(s.testcasesOf(id),
+			func(tc *storedTestcase) (int, evalapi.Testcase) { return tc.seq, tc.testcase }, last, limit, false)}
 	}, reply{}
 }
 
