@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -183,17 +184,13 @@ var _ = Describe("Connections", func() {
 		Consistently(readyCondition(m), time.Second).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1), "the same URL is the same service: nothing re-created")
 
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(svc), svc)).To(Succeed())
-		svc.Spec.URL = v1alpha1.ServiceURL(other.URL())
-		Expect(k8s.Update(rootCtx, svc)).To(Succeed())
+		setClusterServiceURL(svc, other.URL())
 		Eventually(stalledReason(m)).Should(Equal(v1alpha1.ReasonServiceChanged))
 		Expect(meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionStalled).Message).To(
 			ContainSubstring("belongs to the service at " + remote.NormalizeURL(up.URL())))
 		Expect(allCalls(other)).To(BeZero())
 
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(svc), svc)).To(Succeed())
-		svc.Spec.URL = v1alpha1.ServiceURL(up.URL())
-		Expect(k8s.Update(rootCtx, svc)).To(Succeed())
+		setClusterServiceURL(svc, up.URL())
 		Eventually(stalledReason(m)).Should(BeEmpty())
 		Expect(up.Calls(evalapitest.OpCreateMetric)).To(Equal(1))
 	})
@@ -281,3 +278,17 @@ var _ = Describe("Connections", func() {
 		Expect(up.Calls(evalapitest.OpDeleteMetric)).To(BeZero())
 	})
 })
+
+// setClusterServiceURL points svc at url, as a person's edit would: read
+// and written again when the manager wrote it meanwhile (its finalizer,
+// its status).
+func setClusterServiceURL(svc *v1alpha1.ClusterEvaluationService, url string) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(rootCtx, client.ObjectKeyFromObject(svc), svc); err != nil {
+			return err
+		}
+		svc.Spec.URL = v1alpha1.ServiceURL(url)
+		return k8s.Update(rootCtx, svc)
+	})).To(Succeed())
+}
