@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -57,9 +58,15 @@ func readyMetric(m *v1alpha1.Metric, reason string) string {
 // editSpec applies edit to the stored m, as kubectl apply of a changed file would.
 func editSpec(m *v1alpha1.Metric, edit func(*v1alpha1.MetricSpec)) {
 	GinkgoHelper()
-	Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-	edit(&m.Spec)
-	Expect(k8s.Update(rootCtx, m)).To(Succeed())
+	// Read and written again when the manager wrote the Metric meanwhile, as
+	// kubectl edit would be.
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m); err != nil {
+			return err
+		}
+		edit(&m.Spec)
+		return k8s.Update(rootCtx, m)
+	})).To(Succeed())
 }
 
 // updatedAtGeneration waits until m is Ready, Updated, at its current generation.
