@@ -644,7 +644,7 @@ func (s *Server) deleteMetric(r *http.Request, _ []byte, tenant int) (func() rep
 // names the last Metric of the previous page, so Metrics created since do
 // not shift the pages that follow.
 func (s *Server) listMetrics(r *http.Request, _ []byte, tenant int) (func() reply, reply) {
-	limit, olderThan, errs := listQuery(r.URL.Query())
+	limit, last, errs := listQuery(r.URL.Query())
 	if len(errs) > 0 {
 		return nil, invalid(errs...)
 	}
@@ -656,17 +656,8 @@ func (s *Server) listMetrics(r *http.Request, _ []byte, tenant int) (func() repl
 			return projectNotFound(projectID)
 		}
 		all := s.newestFirst(func(sm *storedMetric) bool { return sm.ProjectID == projectID })
-		total := len(all)
-		rest := slices.DeleteFunc(all, func(sm *storedMetric) bool { return olderThan > 0 && sm.seq >= olderThan })
-		page := metricPage{Data: []evalapi.Metric{}, Total: total}
-		for _, sm := range rest[:min(limit, len(rest))] {
-			page.Data = append(page.Data, cloneMetric(sm.Metric))
-		}
-		if page.HasMore = len(rest) > limit; page.HasMore {
-			next := encodeCursor(rest[limit-1].seq)
-			page.NextCursor = &next
-		}
-		return reply{http.StatusOK, page}
+		return reply{http.StatusOK, pageOf(all, func(sm *storedMetric) int { return sm.seq },
+			func(sm *storedMetric) evalapi.Metric { return cloneMetric(sm.Metric) }, last, limit, true)}
 	}, reply{}
 }
 
@@ -760,14 +751,6 @@ func metricNotFound(id string) reply {
 
 func projectNotFound(id string) reply {
 	return errorReply(http.StatusNotFound, codeNotFound, "Project not found", map[string]any{"projectId": id})
-}
-
-// metricPage is the answer of listMetrics.
-type metricPage struct {
-	Data       []evalapi.Metric `json:"data"`
-	NextCursor *string          `json:"nextCursor"`
-	HasMore    bool             `json:"hasMore"`
-	Total      int              `json:"total"`
 }
 
 // success is the answer of every deletion.

@@ -244,20 +244,19 @@ func (s *Server) listTestsets(r *http.Request, _ []byte, tenant int) (func() rep
 			}
 		}
 		slices.SortFunc(all, func(a, b *storedTestset) int { return b.seq - a.seq })
-		return reply{http.StatusOK, pageOf(all, func(t *storedTestset) (int, evalapi.Testset) { return t.seq, t.testset },
-			last, limit, true)}
+		return reply{http.StatusOK, pageOf(all, func(t *storedTestset) int { return t.seq },
+			func(t *storedTestset) evalapi.Testset { return t.testset }, last, limit, true)}
 	}, reply{}
 }
 
 // pageOf is the page of items, in list order, that follows the item whose
 // creation sequence number is last (from the first for 0), at most limit
-// long; newestFirst says the list's order. at gives an item's sequence
-// number and its response form.
-func pageOf[S, T any](items []S, at func(S) (int, T), last, limit int, newestFirst bool) evalapi.Page[T] {
+// long; newestFirst says the list's order. seq is an item's sequence
+// number, value its response form.
+func pageOf[S, T any](items []S, seq func(S) int, value func(S) T, last, limit int, newestFirst bool) evalapi.Page[T] {
 	from := len(items)
 	for i, it := range items {
-		seq, _ := at(it)
-		if last == 0 || (newestFirst && seq < last) || (!newestFirst && seq > last) {
+		if n := seq(it); last == 0 || (newestFirst && n < last) || (!newestFirst && n > last) {
 			from = i
 			break
 		}
@@ -266,12 +265,10 @@ func pageOf[S, T any](items []S, at func(S) (int, T), last, limit int, newestFir
 	total := len(items)
 	page := evalapi.Page[T]{Data: make([]T, 0, end-from), Total: &total}
 	for _, it := range items[from:end] {
-		_, v := at(it)
-		page.Data = append(page.Data, v)
+		page.Data = append(page.Data, value(it))
 	}
 	if end < len(items) {
-		seq, _ := at(items[end-1])
-		next := encodeCursor(seq)
+		next := encodeCursor(seq(items[end-1]))
 		page.NextCursor, page.HasMore = &next, true
 	}
 	return page
@@ -333,8 +330,8 @@ func (s *Server) listTestcases(r *http.Request, _ []byte, tenant int) (func() re
 		if _, ok := s.testsetOf(tenant, id); !ok {
 			return testsetNotFound(id)
 		}
-		return reply{http.StatusOK, pageOf(s.testcasesOf(id),
-			func(tc *storedTestcase) (int, evalapi.Testcase) { return tc.seq, tc.testcase }, last, limit, false)}
+		return reply{http.StatusOK, pageOf(s.testcasesOf(id), func(tc *storedTestcase) int { return tc.seq },
+			func(tc *storedTestcase) evalapi.Testcase { return tc.testcase }, last, limit, false)}
 	}, reply{}
 }
 
