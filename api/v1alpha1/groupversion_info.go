@@ -43,6 +43,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Metric{}, &MetricList{},
 		&TestsetDeletion{}, &TestsetDeletionList{},
 		&TestcaseDeletion{}, &TestcaseDeletionList{},
+		&Testset{}, &TestsetList{},
 		&EvaluationService{}, &EvaluationServiceList{},
 		&ClusterEvaluationService{}, &ClusterEvaluationServiceList{},
 	)
