@@ -46,6 +46,7 @@ var (
 	_ Object = &Metric{}
 	_ Object = &TestsetDeletion{}
 	_ Object = &TestcaseDeletion{}
+	_ Object = &Testset{}
 )
 
 // GetAPIKeySecretRef returns the Metric's Secret reference, or nil.
@@ -167,3 +168,27 @@ func (d *TestsetDeletion) GetTTLSecondsAfterFinished() *int32 { return d.Spec.TT
 
 // GetTTLSecondsAfterFinished returns how long a finished TestcaseDeletion is kept, or nil for ever.
 func (d *TestcaseDeletion) GetTTLSecondsAfterFinished() *int32 { return d.Spec.TTLSecondsAfterFinished }
+
+// GetAPIKeySecretRef returns spec.apiKeySecretRef, or nil.
+func (t *Testset) GetAPIKeySecretRef() *SecretKeySelector { return t.Spec.APIKeySecretRef }
+
+// GetServiceRef returns spec.serviceRef, or nil.
+func (t *Testset) GetServiceRef() *ServiceReference { return t.Spec.ServiceRef }
+
+// SetResolvedService records in status the service the Testset resolved to.
+func (t *Testset) SetResolvedService(s string) { t.Status.Service = s }
+
+// GetResolvedService returns status.service.
+func (t *Testset) GetResolvedService() string { return t.Status.Service }
+
+// GetConditions returns a pointer to status.conditions.
+func (t *Testset) GetConditions() *[]metav1.Condition { return &t.Status.Conditions }
+
+// SetObservedGeneration records the generation status describes.
+func (t *Testset) SetObservedGeneration(g int64) { t.Status.ObservedGeneration = g }
+
+// GetObservedRetry returns status.observedRetry.
+func (t *Testset) GetObservedRetry() string { return t.Status.ObservedRetry }
+
+// SetObservedRetry records the retry annotation's value the operator acted on.
+func (t *Testset) SetObservedRetry(v string) { t.Status.ObservedRetry = v }

@@ -44,6 +44,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Metric{}, &MetricList{},
 		&TestsetDeletion{}, &TestsetDeletionList{},
 		&TestcaseDeletion{}, &TestcaseDeletionList{},
+		&Testset{}, &TestsetList{},
 		&EvaluationService{}, &EvaluationServiceList{},
 		&ClusterEvaluationService{}, &ClusterEvaluationServiceList{},
 	)
