@@ -167,7 +167,7 @@ func (r *Reconciler) adoptByName(ctx context.Context, conn *remote.Connection, c
 	if err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id adopted by name"), ctrl.Result{}, err
 	}
-	o, res, err := r.adopt(ctx, c, r.drift.every(conn.DriftInterval), m, id)
+	o, res, err := r.adopt(ctx, c, r.drift.Every(conn.DriftInterval), m, id)
 	if o.Reason == v1alpha1.ReasonAdopted {
 		o.Message = fmt.Sprintf("adopted remote Metric %s by name: the one Metric named %q in project %s that no other object holds",
 			id, m.Spec.Name, m.Spec.ProjectID)

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
@@ -84,11 +85,11 @@ func trim(m *v1alpha1.Metric) {
 // to be created, updated or adopted, or its status filled in from the
 // spec), or its drift check is due. A settled Metric whose check is not due
 // is left as it is: a resync reads nothing.
-func (r *Reconciler) readWhole(ctx context.Context, m *v1alpha1.Metric, drift *driftSchedule) error {
+func (r *Reconciler) readWhole(ctx context.Context, m *v1alpha1.Metric, drift *kit.DriftSchedule) error {
 	if !metriccache.Trimmed(m) {
 		return nil
 	}
-	if due, _ := drift.due(m.UID); settled(m) && !due {
+	if due, _ := drift.Due(m.UID); settled(m) && !due {
 		return nil
 	}
 	return metriccache.Whole(ctx, r.Reader, m)

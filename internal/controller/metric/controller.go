@@ -49,7 +49,7 @@ import (
 // Metric is read again every drift interval (see sync.go).
 type Reconciler struct {
 	kit.Base
-	drift    *driftSchedules
+	drift    *kit.DriftSchedules
 	recovery *recovery
 	sent     *sentSpecs
 }
@@ -61,7 +61,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	conn, cerr := r.Connector.Connect(ctx, m)
-	if err := r.readWhole(ctx, m, r.drift.every(conn.DriftInterval)); err != nil {
+	if err := r.readWhole(ctx, m, r.drift.Every(conn.DriftInterval)); err != nil {
 		return ctrl.Result{}, err
 	}
 	p := r.NewStatusPatcher(m)
@@ -160,7 +160,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
-	return kit.Ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.every(conn.DriftInterval).requeue(m.UID), nil
+	return kit.Ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.Every(conn.DriftInterval).Requeue(m.UID), nil
 }
 
 // markPending records the create-pending annotation, and the finalizer

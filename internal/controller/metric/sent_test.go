@@ -58,7 +58,7 @@ func TestAnEditIsSentOnceWhileTheCacheLags(t *testing.T) {
 		Data: map[string][]byte{v1alpha1.DefaultAPIKeySecretKey: []byte(evalapitest.DefaultKey)}}
 	kc := fake.NewClientBuilder().WithScheme(scheme).WithObjects(key).Build()
 	r := &Reconciler{Base: kit.Base{Client: kc, Reader: kc, Clock: clock.RealClock{}},
-		drift: newDriftSchedules(clock.RealClock{}), recovery: newRecovery(0), sent: newSentSpecs()}
+		drift: kit.NewDriftSchedules(clock.RealClock{}), recovery: newRecovery(0), sent: newSentSpecs()}
 
 	// Generation 2 edits the guidelines; the cache still shows Ready at 1.
 	stale := &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m", UID: "uid-m", Generation: 2,

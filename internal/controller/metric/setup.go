@@ -38,7 +38,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 	if err := indexRemoteIDs(context.Background(), mgr); err != nil {
 		return err
 	}
-	r := &Reconciler{Base: b, drift: newDriftSchedules(b.Clock), recovery: newRecovery(requestTimeout), sent: newSentSpecs()}
+	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), recovery: newRecovery(requestTimeout), sent: newSentSpecs()}
 	return kit.Register(mgr, b, workers, kit.Kind{Object: &v1alpha1.Metric{}, List: &v1alpha1.MetricList{}, Reconciler: r,
 		Predicates: predicate.Or(metricChanged, kit.PersonControlled)})
 }

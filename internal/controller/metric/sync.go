@@ -80,7 +80,7 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 			return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id: "+err.Error()), ctrl.Result{}, err
 		}
 	}
-	drift := r.drift.every(conn.DriftInterval)
+	drift := r.drift.Every(conn.DriftInterval)
 	if o, ok := syncedOutcome(m, id); ok {
 		r.sent.forget(m.UID)
 		return r.checkDrift(ctx, conn, drift, m, id, o)
@@ -137,7 +137,7 @@ func updated(m *v1alpha1.Metric, id string) kit.Outcome {
 // Metric the REST server created came with the id it assigned (the cluster
 // is the system of record): its first status says Created, as for one the
 // reconciler created.
-func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *driftSchedule, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	first := m.Status.ID != id
@@ -155,19 +155,19 @@ func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *driftSch
 		ctrl.LoggerFrom(ctx).Info("Updated adopted remote Metric to the spec", "id", id)
 		metricUpdates.Inc()
 	}
-	drift.checked(m.UID)
+	drift.Checked(m.UID)
 	switch {
 	case !m.Spec.Allows(v1alpha1.ManagementUpdate):
-		return observed(id, m), drift.requeue(m.UID), nil
+		return observed(id, m), drift.Requeue(m.UID), nil
 	case first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI:
-		return createdLocally(id), drift.requeue(m.UID), nil
+		return createdLocally(id), drift.Requeue(m.UID), nil
 	}
-	return adopted(id), drift.requeue(m.UID), nil
+	return adopted(id), drift.Requeue(m.UID), nil
 }
 
 // update sends the whole desired variant of this generation as one update.
 // An update whose outcome is unknown is simply sent again: it is idempotent.
-func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *driftSchedule, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	resp, err := c.Update(ctx, id, &m.Spec)
@@ -179,16 +179,16 @@ func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *driftSc
 	resp.Record(&m.Status)
 	r.recordSynced(m, nil)
 	metricUpdates.Inc()
-	drift.checked(m.UID)
-	return updated(m, id), drift.requeue(m.UID), nil
+	drift.Checked(m.UID)
+	return updated(m, id), drift.Requeue(m.UID), nil
 }
 
 // checkDrift reads the remote Metric of a Ready Metric once its check is
 // due and restores the spec with one update if someone changed it outside
 // the cluster. Ready keeps its reason: the Metric was never not Ready.
-func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, drift *driftSchedule,
+func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, drift *kit.DriftSchedule,
 	m *v1alpha1.Metric, id string, current kit.Outcome) (kit.Outcome, ctrl.Result, error) {
-	due, wait := drift.due(m.UID)
+	due, wait := drift.Due(m.UID)
 	if !due {
 		return current, ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -208,8 +208,8 @@ func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, dr
 			"remote Metric %s was changed outside the cluster; restored the spec", id)
 	}
 	got.Record(&m.Status)
-	drift.checked(m.UID)
-	return current, drift.requeue(m.UID), nil
+	drift.Checked(m.UID)
+	return current, drift.Requeue(m.UID), nil
 }
 
 // driftFailure is the outcome of a failed drift check: a passing failure of

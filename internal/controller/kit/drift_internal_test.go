@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package metric
+package kit
 
 import (
 	"testing"
@@ -30,32 +30,32 @@ func TestDriftSchedule(t *testing.T) {
 	d.jitter = func() float64 { return 0 }
 
 	// First sight: the check waits half an interval at least, and nothing is due at once.
-	if due, wait := d.due("a"); due || wait != interval/2 {
+	if due, wait := d.Due("a"); due || wait != interval/2 {
 		t.Fatalf("first sight: due=%v wait=%s, want false and %s", due, wait, interval/2)
 	}
 	d.jitter = func() float64 { return 0.999999 }
-	if _, wait := d.due("b"); wait <= interval*99/100 || wait > interval {
+	if _, wait := d.Due("b"); wait <= interval*99/100 || wait > interval {
 		t.Fatalf("first sight with the largest jitter: wait=%s, want just under %s", wait, interval)
 	}
 	clock.SetTime(clock.Now().Add(interval / 2))
-	if due, _ := d.due("a"); !due {
+	if due, _ := d.Due("a"); !due {
 		t.Fatal("a's check must be due after half an interval")
 	}
 	// After a check, the next one is a whole interval away.
-	d.checked("a")
-	if due, wait := d.due("a"); due || wait != interval {
+	d.Checked("a")
+	if due, wait := d.Due("a"); due || wait != interval {
 		t.Fatalf("after a check: due=%v wait=%s, want false and %s", due, wait, interval)
 	}
 
-	// Entries overdue by more than two intervals belong to deleted Metrics: forgotten.
+	// Entries overdue by more than two intervals belong to deleted objects: forgotten.
 	clock.SetTime(clock.Now().Add(4 * interval))
-	d.due("c")
+	d.Due("c")
 	if _, ok := d.next["b"]; ok {
 		t.Error("b's stale entry was kept")
 	}
 
 	off := newDriftSchedule(0, clock)
-	if due, wait := off.due("a"); due || wait != 0 {
+	if due, wait := off.Due("a"); due || wait != 0 {
 		t.Errorf("interval 0: due=%v wait=%s, want no check at all", due, wait)
 	}
 }
