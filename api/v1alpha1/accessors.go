@@ -192,3 +192,19 @@ func (t *Testset) GetObservedRetry() string { return t.Status.ObservedRetry }
 
 // SetObservedRetry records the retry annotation's value the operator acted on.
 func (t *Testset) SetObservedRetry(v string) { t.Status.ObservedRetry = v }
+
+// RecordedID is the Testset's remote id: the testset-id annotation, else
+// status.id, with Metric.RecordedID's meaning.
+func (t *Testset) RecordedID() string {
+	if id := t.Annotations[TestsetIDAnnotation]; id != "" {
+		return id
+	}
+	return t.Status.ID
+}
+
+// CreatePending reports whether the Testset carries the create-pending
+// guard: a create may have been sent without its answer recorded.
+func (t *Testset) CreatePending() bool {
+	_, ok := t.Annotations[CreatePendingAnnotation]
+	return ok
+}

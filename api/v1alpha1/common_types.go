@@ -28,6 +28,11 @@ const (
 	// new Metric adopts that existing remote Metric instead of creating one.
 	MetricIDAnnotation = Prefix + "metric-id"
 
+	// TestsetIDAnnotation is the durable record of a Testset's remote id,
+	// with MetricIDAnnotation's meaning: written right after the service
+	// assigns the id; set on a new Testset, it adopts that remote Testset.
+	TestsetIDAnnotation = Prefix + "testset-id"
+
 	// CreatePendingAnnotation is written, with an optimistic-concurrency update,
 	// before the create request is sent. Finding it without MetricIDAnnotation
 	// means an earlier attempt may have created the remote Metric; the operator
@@ -197,6 +202,19 @@ const (
 	// under a ClusterEvaluationService's own key, which every namespace it
 	// allows shares; the service's spec.adoption does not allow that.
 	ReasonAdoptionNotAllowed = "AdoptionNotAllowed"
+	// ReasonSourceNotReady: a Testset's source of testcases cannot be read
+	// yet (the ConfigMap or its key is missing, the Flux source has no
+	// artifact); nothing is sent until it can.
+	ReasonSourceNotReady = "SourceNotReady"
+	// ReasonInvalidTestcases: a Testset's source holds a line that is not a
+	// JSON object, is over the size bound, or lacks the keyField; the message
+	// names the line. Nothing is sent until the whole set is valid.
+	ReasonInvalidTestcases = "InvalidTestcases"
+	// ReasonDuplicateKey: two testcases of a Testset's source have the same
+	// keyField value; the message names both lines.
+	ReasonDuplicateKey = "DuplicateKey"
+	// ReasonSynced: a Testset's remote testcases are those of its source.
+	ReasonSynced = "Synced"
 )
 
 // Event reasons that are not condition reasons.

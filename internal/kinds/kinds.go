@@ -47,6 +47,8 @@ type Info struct {
 var All = []Info{
 	{"Metric", "metrics", true,
 		func() v1alpha1.Object { return &v1alpha1.Metric{} }, func() client.ObjectList { return &v1alpha1.MetricList{} }},
+	{"Testset", "testsets", true,
+		func() v1alpha1.Object { return &v1alpha1.Testset{} }, func() client.ObjectList { return &v1alpha1.TestsetList{} }},
 	{"TestsetDeletion", "testsetdeletions", true,
 		func() v1alpha1.Object { return &v1alpha1.TestsetDeletion{} }, func() client.ObjectList { return &v1alpha1.TestsetDeletionList{} }},
 	{"TestcaseDeletion", "testcasedeletions", true,

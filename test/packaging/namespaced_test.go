@@ -188,6 +188,7 @@ func tenantQuota() map[corev1.ResourceName]string {
 	b := restapi.DefaultBudget
 	return map[corev1.ResourceName]string{
 		"count/metrics.evaluation.eval-operator.dev":           fmt.Sprint(b.Metrics),
+		"count/testsets.evaluation.eval-operator.dev":          fmt.Sprint(b.Testsets),
 		"count/testsetdeletions.evaluation.eval-operator.dev":  fmt.Sprint(b.TestsetDeletions),
 		"count/testcasedeletions.evaluation.eval-operator.dev": fmt.Sprint(b.TestcaseDeletions),
 	}
@@ -207,6 +208,7 @@ func budgetArgs() []string {
 	b := restapi.DefaultBudget
 	return []string{
 		fmt.Sprintf("--rest-tenant-max-metrics=%d", b.Metrics),
+		fmt.Sprintf("--rest-tenant-max-testsets=%d", b.Testsets),
 		fmt.Sprintf("--rest-tenant-max-testset-deletions=%d", b.TestsetDeletions),
 		fmt.Sprintf("--rest-tenant-max-testcase-deletions=%d", b.TestcaseDeletions),
 	}
