@@ -40,7 +40,10 @@ func CacheOptions(namespaces []string) cache.Options {
 			// The Secret watch is metadata only, but a Secret's annotations
 			// can hold its data: `kubectl apply` writes the whole Secret into
 			// kubectl.kubernetes.io/last-applied-configuration.
-			&corev1.Secret{}: {Transform: stripSecretMetadata},
+			&corev1.Secret{}: {Transform: stripAnnotations},
+			// The ConfigMap watch (Testsets' sources) is metadata only too,
+			// and kubectl apply copies a ConfigMap's data into an annotation.
+			&corev1.ConfigMap{}: {Transform: stripAnnotations},
 			// A settled Metric is cached without its prompt, so memory does
 			// not grow with prompt size.
 			&v1alpha1.Metric{}: {Transform: metric.CacheTransform()},
@@ -57,10 +60,10 @@ func CacheOptions(namespaces []string) cache.Options {
 	return opts
 }
 
-// stripSecretMetadata drops a cached Secret's annotations and its
+// stripAnnotations drops a cached Secret's or ConfigMap's annotations and its
 // managedFields (never read), keeping what the watch maps from: name,
 // namespace and labels.
-func stripSecretMetadata(in any) (any, error) {
+func stripAnnotations(in any) (any, error) {
 	if obj, err := meta.Accessor(in); err == nil {
 		obj.SetAnnotations(nil)
 		obj.SetManagedFields(nil)

@@ -23,7 +23,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -324,14 +323,6 @@ var _ = Describe("Metric management policies", func() {
 		})
 	})
 })
-
-// syncedCondition reads obj's Synced condition.
-func syncedCondition(m *v1alpha1.Metric) func(Gomega) *metav1.Condition {
-	return func(g Gomega) *metav1.Condition {
-		g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		return meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionSynced)
-	}
-}
 
 // driftedEvents counts the Drifted events about an object, repeats folded
 // into an event series included.

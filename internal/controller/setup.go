@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package controller assembles the reconcilers: the Metric family
-// (controller/metric), the one-shot jobs (controller/oneshot, today the two
+// (controller/metric), the Testsets (controller/testset), the one-shot jobs (controller/oneshot, today the two
 // deletions) and the connections (controller/connection), over the kit they
 // share (controller/kit), with the manager's cache.
 package controller
@@ -30,6 +30,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/controller/metric"
 	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
+	"github.com/eval-operator/eval-operator/internal/controller/testset"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
@@ -94,6 +95,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 		return nil, err
 	}
 	if err := metric.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout); err != nil {
+		return nil, err
+	}
+	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout); err != nil {
 		return nil, err
 	}
 	if err := oneshot.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {

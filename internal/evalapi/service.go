@@ -18,6 +18,7 @@ package evalapi
 
 import (
 	"context"
+	"encoding/json"
 )
 
 // APIKey is a bearer key of the service (`ak_...`). Its String and GoString
@@ -70,6 +71,21 @@ type Service interface {
 	DeleteMetric(ctx context.Context, key APIKey, metricID string) (SuccessResponse, error)
 	// ListMetrics returns one page of project projectID's Metrics, newest first.
 	ListMetrics(ctx context.Context, key APIKey, projectID string, opts ListOptions) (MetricPage, error)
+
+	// CreateTestset creates a Testset in project projectID.
+	CreateTestset(ctx context.Context, key APIKey, projectID string, req TestsetRequest) (Testset, error)
+	// GetTestset reads one Testset.
+	GetTestset(ctx context.Context, key APIKey, id string) (Testset, error)
+	// UpdateTestset applies req to one Testset.
+	UpdateTestset(ctx context.Context, key APIKey, id string, req TestsetUpdate) (Testset, error)
+	// ListTestsets returns one page of project projectID's Testsets.
+	ListTestsets(ctx context.Context, key APIKey, projectID string, opts ListOptions) (TestsetPage, error)
+	// CreateTestcases creates 1 to MaxTestcasesPerCreate testcases in one Testset.
+	CreateTestcases(ctx context.Context, key APIKey, testsetID string, data []json.RawMessage) ([]Testcase, error)
+	// ListTestcases returns one page of a Testset's testcases.
+	ListTestcases(ctx context.Context, key APIKey, testsetID string, opts ListOptions) (TestcasePage, error)
+	// UpdateTestcase replaces one testcase's data.
+	UpdateTestcase(ctx context.Context, key APIKey, id string, data json.RawMessage) (Testcase, error)
 }
 
 // serviceOp names one Service method in errors (name) and in metrics (label).

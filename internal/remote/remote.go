@@ -26,6 +26,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
@@ -62,6 +63,25 @@ type Client interface {
 	DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (Deletion, error)
 	// DeleteTestset deletes one testset.
 	DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (Deletion, error)
+
+	// CreateTestset creates the Testset spec asks for, with its guard as
+	// for Create, and returns it.
+	CreateTestset(ctx context.Context, spec *v1alpha1.TestsetSpec, guard func(context.Context) error) (Testset, error)
+	// GetTestset reads remote Testset id.
+	GetTestset(ctx context.Context, id string) (Testset, error)
+	// UpdateTestset makes remote Testset id's own fields what spec asks for.
+	UpdateTestset(ctx context.Context, id string, spec *v1alpha1.TestsetSpec) (Testset, error)
+	// ListTestsets returns one page of at most limit of project projectID's
+	// Testsets: the first for cursor "", else the one cursor names.
+	ListTestsets(ctx context.Context, projectID v1alpha1.ResourceID, cursor string, limit int) (TestsetPage, error)
+	// Testcases calls each with every testcase of remote Testset id, page
+	// by page, and stops at its first error.
+	Testcases(ctx context.Context, id string, each func(Testcase) error) error
+	// CreateTestcases creates testcases in remote Testset id, one per item
+	// of data, in calls of at most MaxTestcasesPerCreate.
+	CreateTestcases(ctx context.Context, id string, data []json.RawMessage) error
+	// UpdateTestcase replaces the data of testcase id.
+	UpdateTestcase(ctx context.Context, id string, data json.RawMessage) error
 }
 
 // DefaultTimeout bounds each request to a service whose limits set no timeout.

@@ -87,10 +87,16 @@ func (c standalone) nothingHeld(ctx context.Context) (Deletion, error) {
 	return NothingHeld, nil
 }
 
+// NewTestsetID returns a new standalone Testset id: "tst_" and 80 random
+// bits in hex.
+func NewTestsetID() string { return "tst_" + randomHex() }
+
 // NewMetricID returns a new standalone Metric id: "met_" and 80 random bits
 // in hex, unique without coordination.
-func NewMetricID() string {
+func NewMetricID() string { return "met_" + randomHex() }
+
+func randomHex() string {
 	b := make([]byte, 10)
 	_, _ = rand.Read(b) // crypto/rand.Read never returns an error since Go 1.24
-	return "met_" + hex.EncodeToString(b)
+	return hex.EncodeToString(b)
 }

@@ -52,6 +52,15 @@ type Kind struct {
 	// Predicates filter update events of the kind itself: status writes must
 	// not re-trigger, or a failing object would loop.
 	Predicates predicate.Predicate
+	// Watches are the kind's own sources besides Secrets and services.
+	Watches []Watch
+}
+
+// Watch re-triggers the objects Map returns when an Object changes.
+type Watch struct {
+	Object  client.Object
+	Map     handler.MapFunc
+	Options []builder.WatchesOption
 }
 
 // Register sets up k's controller with mgr, with workers reconciles in
@@ -74,7 +83,11 @@ func Register(mgr ctrl.Manager, b Base, workers int, k Kind) error {
 		}
 	}
 	users := serviceUsers{client: mgr.GetClient(), list: k.List}
-	err := ctrl.NewControllerManagedBy(mgr).
+	bld := ctrl.NewControllerManagedBy(mgr)
+	for _, w := range k.Watches {
+		bld = bld.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), w.Options...)
+	}
+	err := bld.
 		For(k.Object, builder.WithPredicates(k.Predicates)).
 		// Metadata only: Secret data is read at reconcile time and never cached.
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencingSecret(mgr.GetClient(), k.List)),

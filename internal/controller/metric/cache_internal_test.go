@@ -142,11 +142,7 @@ func TestTrimGuardNeverSendsATrimmedSpec(t *testing.T) {
 	if err := c.Patch(ctx, m, client.MergeFrom(before)); err != nil {
 		t.Errorf("finalizer patch of a trimmed Metric: %v", err)
 	}
-	patch, err := annotationPatch(map[string]any{v1alpha1.RetryAnnotation: "1"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Patch(ctx, cached(), patch); err != nil {
+	if err := kit.PatchAnnotations(ctx, c, cached(), map[string]any{v1alpha1.RetryAnnotation: "1"}); err != nil {
 		t.Errorf("annotation patch of a trimmed Metric: %v", err)
 	}
 	stored := &v1alpha1.Metric{}

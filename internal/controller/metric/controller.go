@@ -18,15 +18,10 @@ package metric
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -229,47 +224,12 @@ func (r *Reconciler) clearPending(ctx context.Context, m *v1alpha1.Metric) error
 }
 
 func (r *Reconciler) patchAnnotations(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
-	patch, err := annotationPatch(annotations, "")
-	if err != nil {
-		return err
-	}
-	err = retry.OnError(retry.DefaultBackoff, isTransient, func() error {
-		return r.Client.Patch(ctx, m, patch)
-	})
-	if err != nil {
-		return fmt.Errorf("patching annotations: %w", err)
-	}
-	return nil
+	return kit.PatchAnnotations(ctx, r.Client, m, annotations)
 }
 
 // patchAnnotationsIfCurrent patches annotations only if m is the stored
 // version: a decision taken on a stale copy fails with a conflict and is
 // taken again.
 func (r *Reconciler) patchAnnotationsIfCurrent(ctx context.Context, m *v1alpha1.Metric, annotations map[string]any) error {
-	patch, err := annotationPatch(annotations, m.ResourceVersion)
-	if err != nil {
-		return err
-	}
-	if err := r.Client.Patch(ctx, m, patch); err != nil {
-		return fmt.Errorf("patching annotations: %w", err)
-	}
-	return nil
-}
-
-// annotationPatch is a merge patch of annotations, conditional on
-// resourceVersion unless it is empty.
-func annotationPatch(annotations map[string]any, resourceVersion string) (client.Patch, error) {
-	metadata := map[string]any{"annotations": annotations}
-	if resourceVersion != "" {
-		metadata["resourceVersion"] = resourceVersion
-	}
-	data, err := json.Marshal(map[string]any{"metadata": metadata})
-	if err != nil {
-		return nil, fmt.Errorf("encoding annotations: %w", err)
-	}
-	return client.RawPatch(types.MergePatchType, data), nil
-}
-
-func isTransient(err error) bool {
-	return !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err)
+	return kit.PatchAnnotationsIfCurrent(ctx, r.Client, m, annotations)
 }

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testset
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// finalize runs while a Testset carrying the finalizer is being deleted:
+// with deletionPolicy Delete it deletes the remote Testset, its testcases
+// with it, then lets the object go. A remote Testset already gone (404) is
+// deleted. Until it can, the conditions say why.
+func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr error, t *v1alpha1.Testset,
+	p *kit.StatusPatcher) (ctrl.Result, error) {
+	id := t.RecordedID()
+	if id != "" && wantsFinalizer(conn, t) {
+		if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
+			return p.Finish(ctx, o, ctrl.Result{}, err)
+		}
+		done, err := conn.Client().DeleteTestset(ctx, v1alpha1.ResourceID(id))
+		switch {
+		case err != nil && remote.FailureOf(err) != remote.NotFound:
+			o, res, err := kit.UpstreamFailure(err)
+			o.Message = "deleting remote Testset " + id + ": " + o.Message
+			return p.Finish(ctx, o, res, err)
+		case err == nil && done == remote.NotDeleted:
+			return p.Finish(ctx, kit.Progressing(v1alpha1.ReasonDeleting,
+				"the service answered success=false to deleting remote Testset "+id+"; retrying"),
+				ctrl.Result{RequeueAfter: r.Backoff}, nil)
+		}
+		ctrl.LoggerFrom(ctx).Info("Deleted remote Testset", "id", id)
+		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.ReasonDeleting, "Delete", "deleted remote Testset %s", id)
+	} else if id != "" {
+		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.EventOrphaned, "Delete",
+			"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
+	}
+	return ctrl.Result{}, r.patchFinalizer(ctx, t, controllerutil.RemoveFinalizer)
+}

@@ -1,0 +1,191 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testcases reads a Testset's testcases from their source (inline
+// objects or JSON Lines) into a validated set: every testcase a JSON object
+// with a unique, non-empty key. It reads the whole set before anything is
+// sent, so bad data never produces a partial sync.
+package testcases
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/eval-operator/eval-operator/internal/convert"
+)
+
+// Bounds of a source.
+const (
+	// MaxLineBytes is the largest testcase, one line of JSON Lines.
+	MaxLineBytes = 1 << 20
+	// MaxTestcases is the most testcases of one set.
+	MaxTestcases = 100_000
+)
+
+// Case is one testcase of a source.
+type Case struct {
+	// Key is the value of the set's key field, as text.
+	Key string
+	// Data is the testcase's data in canonical form (convert.Canonical).
+	Data json.RawMessage
+	// Line is its line in the source, from 1; its index from 1 for inline items.
+	Line int
+}
+
+// Set is a validated source: its testcases in key order and their digest.
+type Set struct {
+	Cases []Case
+	// Digest is "sha256:" and the hex sha256 of the canonical testcases in
+	// key order: a source that only reorders or respaces its lines keeps it.
+	Digest string
+}
+
+// Reasons of an Error.
+const (
+	ReasonInvalid   = "InvalidTestcases"
+	ReasonDuplicate = "DuplicateKey"
+)
+
+// Error is bad data in a source; Reason is a condition reason.
+type Error struct {
+	Reason  string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func invalid(format string, args ...any) *Error {
+	return &Error{Reason: ReasonInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// builder collects the cases of one source.
+type builder struct {
+	keyField string
+	what     string
+	cases    []Case
+	lines    map[string]int
+}
+
+func newBuilder(keyField, what string) *builder {
+	return &builder{keyField: keyField, what: what, lines: map[string]int{}}
+}
+
+// add validates one testcase's data, at line.
+func (b *builder) add(line int, data []byte) error {
+	if len(b.cases) == MaxTestcases {
+		return invalid("%s holds more than %d testcases", b.what, MaxTestcases)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		return invalid("%s %d is not a JSON object: %s", b.what, line, reason(err))
+	}
+	key, err := keyOf(obj[b.keyField])
+	if err != nil {
+		return invalid("%s %d: field %q (the keyField) %s", b.what, line, b.keyField, err)
+	}
+	if first, dup := b.lines[key]; dup {
+		return &Error{Reason: ReasonDuplicate, Message: fmt.Sprintf(
+			"%s %d and %d have the same %s %q: keys must be unique", b.what, first, line, b.keyField, key)}
+	}
+	b.lines[key] = line
+	b.cases = append(b.cases, Case{Key: key, Data: convert.Canonical(data), Line: line})
+	return nil
+}
+
+func reason(err error) string {
+	if err == nil {
+		return "it is null"
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return fmt.Sprintf("%s at byte %d", syntax.Error(), syntax.Offset)
+	}
+	return err.Error()
+}
+
+// keyOf is a key field's value as text: a non-empty string or a number.
+func keyOf(raw json.RawMessage) (string, error) {
+	if raw == nil {
+		return "", errors.New("is missing")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if strings.TrimSpace(s) == "" {
+			return "", errors.New("is empty")
+		}
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n.String(), nil
+	}
+	return "", errors.New("must be a string or a number")
+}
+
+func (b *builder) set() Set {
+	slices.SortFunc(b.cases, func(x, y Case) int { return strings.Compare(x.Key, y.Key) })
+	h := sha256.New()
+	for _, c := range b.cases {
+		h.Write(c.Data)
+		h.Write([]byte{'\n'})
+	}
+	return Set{Cases: b.cases, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}
+}
+
+// FromItems reads inline testcases: one JSON object per item.
+func FromItems(items [][]byte, keyField string) (Set, error) {
+	b := newBuilder(keyField, "inline item")
+	for i, data := range items {
+		if err := b.add(i+1, data); err != nil {
+			return Set{}, err
+		}
+	}
+	return b.set(), nil
+}
+
+// FromLines reads JSON Lines: one JSON object per line; blank lines are
+// skipped. A line over MaxLineBytes is an error, not a truncation.
+func FromLines(r io.Reader, keyField string) (Set, error) {
+	b := newBuilder(keyField, "line")
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	line := 0
+	for s.Scan() {
+		line++
+		data := bytes.TrimSpace(s.Bytes())
+		if len(data) == 0 {
+			continue
+		}
+		if err := b.add(line, data); err != nil {
+			return Set{}, err
+		}
+	}
+	if err := s.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Set{}, invalid("line %d is over %d bytes", line+1, MaxLineBytes)
+		}
+		return Set{}, fmt.Errorf("reading the testcases: %w", err)
+	}
+	return b.set(), nil
+}
