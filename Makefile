@@ -101,8 +101,16 @@ lint: golangci-lint ## Run golangci-lint, on hack/image (a module of its own) to
 lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 	$(GOLANGCI_LINT) run --fix
 
+# Flux's source CRDs, for the control planes of the tests of a Testset's
+# sourceRef: generated from Flux's Go API module at the version go.mod names.
+FLUX_CRDS ?= $(LOCALBIN)/flux-crds
+.PHONY: flux-crds
+flux-crds: controller-gen ## Generate Flux's source CRDs (GitRepository, OCIRepository, Bucket) into bin/flux-crds from Flux's Go API module.
+	@mkdir -p $(FLUX_CRDS)
+	$(CONTROLLER_GEN) crd paths=github.com/fluxcd/source-controller/api/v1 output:crd:dir=$(FLUX_CRDS)
+
 .PHONY: test
-test: manifests generate envtest ginkgo helm kustomize test-rules ## Run the unit and envtest suites (CEL, controllers, REST server), the alerting rule tests and the short reliability runs.
+test: manifests generate envtest flux-crds ginkgo helm kustomize test-rules ## Run the unit and envtest suites (CEL, controllers, REST server), the alerting rule tests and the short reliability runs.
 	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/framework/...
 	@# The reliability suite drives manager binaries (built without -race) with
 	@# load from the test process; the race detector would make that load

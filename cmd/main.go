@@ -27,6 +27,8 @@ import (
 	"strings"
 	"time"
 
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+
 	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/labels"
@@ -44,6 +46,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/buildinfo"
 	"github.com/eval-operator/eval-operator/internal/controller"
+	"github.com/eval-operator/eval-operator/internal/controller/testset"
 	"github.com/eval-operator/eval-operator/internal/metricsauth"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi"
@@ -82,6 +85,7 @@ type config struct {
 	allowInsecureAPIURL    bool
 	allowPrivateServices   bool
 	namespacedServiceHosts []string
+	artifactHosts          []string
 
 	metricsAddr             string
 	secureMetrics           bool
@@ -204,6 +208,11 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Comma-separated hosts a namespaced EvaluationService's url may name (api.example.com, or *.example.com for "+
 			"the names under it); empty allows any host. ClusterEvaluationServices are never restricted.",
 		func(v string) error { c.namespacedServiceHosts = splitList(v); return nil })
+	c.artifactHosts = defaultArtifactHosts
+	fs.Func("artifact-hosts",
+		"Comma-separated hosts a Flux source's artifact URL may name for a Testset's sourceRef to be fetched (*.suffix for "+
+			"the names under suffix); defaults to Flux's source-controller in flux-system: "+strings.Join(defaultArtifactHosts, ","),
+		func(v string) error { c.artifactHosts = splitList(v); return nil })
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
 	fs.BoolVar(&c.printVersion, versionFlag, false, "Print the version, source revision and Go version, and exit.")
@@ -286,6 +295,13 @@ func (c *config) validate() error {
 }
 
 // splitList splits a comma-separated flag value, dropping blanks.
+// defaultArtifactHosts name Flux's source-controller Service in
+// flux-system, where Flux installs it, as its artifact URLs spell it (a
+// trailing dot is ignored).
+var defaultArtifactHosts = []string{
+	"source-controller.flux-system.svc.cluster.local", "source-controller.flux-system.svc", "source-controller.flux-system",
+}
+
 func splitList(v string) []string {
 	var out []string
 	for _, item := range strings.Split(v, ",") {
@@ -341,6 +357,7 @@ func run(c config) error {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+	utilruntime.Must(sourcev1.AddToScheme(scheme))
 
 	var tlsOpts []func(*tls.Config)
 	if !c.enableHTTP2 {
@@ -407,6 +424,7 @@ func run(c config) error {
 		},
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
 		RequestTimeout:          c.apiTimeout,
+		Artifacts:               testset.Artifacts{Hosts: c.artifactHosts},
 	})
 	if err != nil {
 		return err

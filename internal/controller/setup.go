@@ -54,6 +54,10 @@ type Options struct {
 	// changes. Defaults to ten minutes.
 	ServiceProbeInterval time.Duration
 
+	// Artifacts fetches the Flux artifacts Testsets read, from the hosts it
+	// allows.
+	Artifacts testset.Artifacts
+
 	// RequestTimeout is the services' per-request timeout (--api-timeout): a
 	// create cut off mid-flight is settled from the service's list once this,
 	// plus a margin, has passed since its pending mark. Defaults to
@@ -97,7 +101,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 	if err := metric.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout); err != nil {
 		return nil, err
 	}
-	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout); err != nil {
+	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout, opts.Artifacts); err != nil {
 		return nil, err
 	}
 	if err := oneshot.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {

@@ -64,6 +64,7 @@ var _ = BeforeSuite(func() {
 	var err error
 	env, err = framework.NewEnvironment()
 	Expect(err).NotTo(HaveOccurred())
+	Expect(framework.WithFluxSources(env)).To(Succeed())
 	cfg, err = env.Start()
 	Expect(err).NotTo(HaveOccurred())
 	// A client of its own, so that the tests' writes are not attributed to

@@ -27,6 +27,8 @@ import (
 	"path/filepath"
 	"runtime"
 
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -49,7 +51,21 @@ func Scheme() *k8sruntime.Scheme {
 	if err := evaluationv1alpha1.AddToScheme(s); err != nil {
 		panic(err)
 	}
+	if err := sourcev1.AddToScheme(s); err != nil {
+		panic(err)
+	}
 	return s
+}
+
+// WithFluxSources adds Flux's source CRDs (`make flux-crds`) to env, for a
+// suite that serves Testsets a Flux source.
+func WithFluxSources(env *envtest.Environment) error {
+	dir := filepath.Join(RepoRoot(), "bin", "flux-crds")
+	if _, err := os.Stat(filepath.Join(dir, "source.toolkit.fluxcd.io_gitrepositories.yaml")); err != nil {
+		return fmt.Errorf("no Flux source CRDs in %s: run `make flux-crds` first: %w", dir, err)
+	}
+	env.CRDDirectoryPaths = append(env.CRDDirectoryPaths, dir)
+	return nil
 }
 
 // NewEnvironment returns an envtest environment with the CRDs of

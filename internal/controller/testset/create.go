@@ -143,7 +143,7 @@ func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remo
 	if at, err := time.Parse(time.RFC3339, t.Annotations[v1alpha1.CreatePendingAnnotation]); err == nil {
 		if wait := at.Add(r.inFlight).Sub(r.Clock.Now()); wait > 0 {
 			return "", kit.Progressing(v1alpha1.ReasonCreateOutcomeUnknown,
-				"an earlier create may still be under way; the service's list is read once it is surely over"),
+					"an earlier create may still be under way; the service's list is read once it is surely over"),
 				ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}

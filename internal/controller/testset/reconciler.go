@@ -35,6 +35,7 @@ import (
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsets,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=source.toolkit.fluxcd.io,resources=gitrepositories;ocirepositories;buckets,verbs=get;list;watch
 
 // Reconciler keeps each Testset's remote Testset and its testcases those of
 // its source.
@@ -51,6 +52,10 @@ type Reconciler struct {
 	drift *kit.DriftSchedules
 	// inFlight is how long after its pending mark a create may still be under way.
 	inFlight time.Duration
+	// artifacts fetches Flux sources' artifacts; fluxServed are the Flux
+	// source kinds the cluster served when the manager started.
+	artifacts  *Artifacts
+	fluxServed map[v1alpha1.SourceKind]bool
 }
 
 // recoveryMargin is added to the request timeout before a cut-off create is

@@ -24,6 +24,7 @@ package testset
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,8 +46,10 @@ const configMapIndex = ".spec.configMapRef.name"
 
 // Setup registers the Testset reconciler with mgr: workers reconciles in
 // parallel; requestTimeout is the services' per-request timeout, after
-// which a create cut off mid-flight is settled from the service's list.
-func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Duration) error {
+// which a create cut off mid-flight is settled from the service's list;
+// artifacts fetches Flux sources' artifacts. The Flux source kinds the
+// cluster serves now are watched; one installed later needs a restart.
+func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Duration, artifacts Artifacts) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Testset{}, configMapIndex,
 		func(obj client.Object) []string {
 			if ref := obj.(*v1alpha1.Testset).Spec.ConfigMapRef; ref != nil {
@@ -60,16 +63,47 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 	if requestTimeout <= 0 {
 		requestTimeout = remote.DefaultTimeout
 	}
-	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin}
+	if artifacts.HTTP == nil {
+		artifacts.HTTP = &http.Client{Timeout: 5 * time.Minute}
+	}
+	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin,
+		artifacts: &artifacts, fluxServed: fluxServed(mgr.GetRESTMapper())}
+	watches := []kit.Watch{{Object: &corev1.ConfigMap{}, Map: users(mgr.GetClient(), configMapIndex),
+		// Metadata only: a ConfigMap's data is read when its Testsets are
+		// reconciled, never cached; a change of its data changes its
+		// resourceVersion, which the metadata watch sees.
+		Options: []builder.WatchesOption{builder.OnlyMetadata}}}
+	for _, kind := range fluxKinds {
+		if r.fluxServed[kind] {
+			if err := indexSourceRef(mgr, kind); err != nil {
+				return err
+			}
+			// A new artifact changes the source's status, not its generation.
+			watches = append(watches, kit.Watch{Object: newFluxSource(kind), Map: users(mgr.GetClient(), sourceIndex(kind))})
+		}
+	}
 	return kit.Register(mgr, b, workers, kit.Kind{
 		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r,
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, adoptedByID),
-		// Metadata only: a ConfigMap's data is read when its Testsets are
-		// reconciled, never cached, and a change of its data changes its
-		// resourceVersion.
-		Watches: []kit.Watch{{Object: &corev1.ConfigMap{}, Map: usersOfConfigMap(mgr.GetClient()),
-			Options: []builder.WatchesOption{builder.OnlyMetadata}}},
+		Watches:    watches,
 	})
+}
+
+// sourceIndex indexes Testsets by the Flux source of kind they read.
+func sourceIndex(kind v1alpha1.SourceKind) string { return ".spec.sourceRef." + string(kind) }
+
+func indexSourceRef(mgr ctrl.Manager, kind v1alpha1.SourceKind) error {
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Testset{}, sourceIndex(kind),
+		func(obj client.Object) []string {
+			if ref := obj.(*v1alpha1.Testset).Spec.SourceRef; ref != nil && ref.Kind == kind {
+				return []string{ref.Name}
+			}
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("indexing Testsets by %s: %w", kind, err)
+	}
+	return nil
 }
 
 // adoptedByID passes a person's edit of the testset-id annotation: an
@@ -82,13 +116,13 @@ var adoptedByID = predicate.Funcs{
 	},
 }
 
-// usersOfConfigMap maps a ConfigMap to the Testsets that read it.
-func usersOfConfigMap(c client.Client) handler.MapFunc {
-	return func(ctx context.Context, cm client.Object) []reconcile.Request {
+// users maps a source object to the Testsets that read it, by index.
+func users(c client.Client, index string) handler.MapFunc {
+	return func(ctx context.Context, src client.Object) []reconcile.Request {
 		l := &v1alpha1.TestsetList{}
-		if err := c.List(ctx, l, client.InNamespace(cm.GetNamespace()),
-			client.MatchingFields{configMapIndex: cm.GetName()}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "listing Testsets that read a ConfigMap", "configMap", cm.GetName())
+		if err := c.List(ctx, l, client.InNamespace(src.GetNamespace()),
+			client.MatchingFields{index: src.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing the Testsets that read a source", "source", src.GetName())
 			return nil
 		}
 		return kit.RequestsFor(l)

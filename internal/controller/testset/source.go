@@ -39,10 +39,7 @@ func (r *Reconciler) load(ctx context.Context, t *v1alpha1.Testset) (testcases.S
 	case t.Spec.ConfigMapRef != nil:
 		return r.fromConfigMap(ctx, t.Namespace, *t.Spec.ConfigMapRef, key)
 	case t.Spec.SourceRef != nil:
-		o := kit.Stalled(v1alpha1.ReasonSourceNotReady, fmt.Sprintf(
-			"spec.sourceRef (%s %s) is not read by this version of the operator: use spec.configMapRef or spec.inline",
-			t.Spec.SourceRef.Kind, t.Spec.SourceRef.Name))
-		return testcases.Set{}, &o, nil
+		return r.fromFluxSource(ctx, t.Namespace, *t.Spec.SourceRef, key)
 	}
 	items := make([][]byte, len(t.Spec.Inline))
 	for i, it := range t.Spec.Inline {
