@@ -208,3 +208,20 @@ func (t *Testset) CreatePending() bool {
 	_, ok := t.Annotations[CreatePendingAnnotation]
 	return ok
 }
+
+// RemoteHolder is a kind whose objects hold a copy in their service: a
+// Metric or a Testset.
+// +kubebuilder:object:generate=false
+type RemoteHolder interface {
+	Object
+	// HoldsRemote reports whether the operator recorded the object's remote
+	// copy (status.id: read or created, not a bare annotation) or may have
+	// created one (a pending create).
+	HoldsRemote() bool
+}
+
+// HoldsRemote reports whether the Metric's remote Metric is recorded or may exist.
+func (m *Metric) HoldsRemote() bool { return m.Status.ID != "" || m.CreatePending() }
+
+// HoldsRemote reports whether the Testset's remote Testset is recorded or may exist.
+func (t *Testset) HoldsRemote() bool { return t.Status.ID != "" || t.CreatePending() }

@@ -80,7 +80,7 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	if !svc.GetDeletionTimestamp().IsZero() && holders > 0 {
 		r.recorder.Eventf(svc, nil, corev1.EventTypeWarning, v1alpha1.EventInUse, "Delete",
-			"%d Metrics hold remote ids (or pending creates) of this service; it is deleted once none does "+
+			"%d Metrics or Testsets hold remote ids (or pending creates) of this service; it is deleted once none does "+
 				"(delete them, or set their deletionPolicy to Orphan and delete them)", holders)
 	}
 	if svc.GetServiceStatus().Users == users {
@@ -93,8 +93,8 @@ func (r *inUseReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return ctrl.Result{}, nil
 }
 
-// countUsers counts the Metrics and deletions that resolved to svc,
-// and among them the Metrics that hold it. Only an object svc serves
+// countUsers counts the objects that resolved to svc, and among them the
+// Metrics and Testsets that hold it. Only an object svc serves
 // resolves to it (status.service), so a namespace it refuses cannot pin it.
 func countUsers(ctx context.Context, c client.Client, svc v1alpha1.ServiceObject) (users, holders int32, err error) {
 	key, endpoint := remote.ServiceKey(svc), remote.Endpoint(svc)
@@ -105,7 +105,7 @@ func countUsers(ctx context.Context, c client.Client, svc v1alpha1.ServiceObject
 		}
 		_ = meta.EachListItem(l, func(o runtime.Object) error {
 			users++
-			if m, ok := o.(*v1alpha1.Metric); ok && holds(m, endpoint) {
+			if h, ok := o.(v1alpha1.RemoteHolder); ok && holds(h, endpoint) {
 				holders++
 			}
 			return nil
@@ -114,20 +114,14 @@ func countUsers(ctx context.Context, c client.Client, svc v1alpha1.ServiceObject
 	return users, holders, nil
 }
 
-// holds reports whether m holds the service at endpoint: a remote id the
-// operator recorded (status.id: read or created, not a bare annotation) or
-// a pending create belongs to it. One whose id belongs to another service
-// (Stalled ServiceChanged) holds nothing here; one recorded before the
-// service record existed is taken to hold the service it resolved to.
-func holds(m *v1alpha1.Metric, endpoint string) bool {
-	at := m.Annotations[v1alpha1.ServiceAnnotation]
-	return recordedRemote(m) && (at == "" || at == endpoint)
-}
-
-// recordedRemote reports whether the operator recorded a remote Metric of
-// m's, or may have created one.
-func recordedRemote(m *v1alpha1.Metric) bool {
-	return m.Status.ID != "" || m.CreatePending()
+// holds reports whether h holds the service at endpoint: its recorded
+// remote copy or pending create belongs to it. One whose id belongs to
+// another service (Stalled ServiceChanged) holds nothing here; one recorded
+// before the service record existed is taken to hold the service it
+// resolved to.
+func holds(h v1alpha1.RemoteHolder, endpoint string) bool {
+	at := h.GetAnnotations()[v1alpha1.ServiceAnnotation]
+	return h.HoldsRemote() && (at == "" || at == endpoint)
 }
 
 // usesService enqueues, for the service kind named kind, the services an
@@ -163,8 +157,8 @@ func usesService(kind v1alpha1.ServiceKind) handler.EventHandler {
 }
 
 // use is what the users count sees of an object: the service it resolved
-// to, and whether it holds one (a Metric with a remote id or pending
-// create) and at which endpoint.
+// to, and whether it holds one (a Metric or Testset with a remote id or
+// pending create) and at which endpoint.
 type use struct {
 	key   string
 	holds bool
@@ -172,10 +166,9 @@ type use struct {
 }
 
 func usage(obj client.Object) use {
-	m, ok := obj.(*v1alpha1.Metric)
 	u := use{key: remote.UsersKey(obj.(v1alpha1.Object))}
-	if ok {
-		u.holds, u.at = recordedRemote(m), m.Annotations[v1alpha1.ServiceAnnotation]
+	if h, ok := obj.(v1alpha1.RemoteHolder); ok {
+		u.holds, u.at = h.HoldsRemote(), h.GetAnnotations()[v1alpha1.ServiceAnnotation]
 	}
 	return u
 }
