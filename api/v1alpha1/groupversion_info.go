@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Package v1alpha1 holds the evaluation.eval-operator.dev/v1alpha1 API, its
-// five kinds: Metric, TestsetDeletion, TestcaseDeletion, EvaluationService
-// and ClusterEvaluationService.
+// six kinds: Metric, Testset, TestsetDeletion, TestcaseDeletion,
+// EvaluationService and ClusterEvaluationService.
 //
 // +kubebuilder:object:generate=true
 // +groupName=evaluation.eval-operator.dev

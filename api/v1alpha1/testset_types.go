@@ -249,8 +249,11 @@ type Testset struct {
 	// +required
 	Spec TestsetSpec `json:"spec"`
 
-	// status is what the operator last synced, and its conditions.
+	// status is what the operator last synced, and its conditions. A new
+	// object starts with Ready Unknown and Reconciling True (reason Pending)
+	// until the operator first acts on it.
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status TestsetStatus `json:"status,omitempty"`
 }
 
