@@ -338,6 +338,25 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(eventReasons(ns, t.Name, corev1.EventTypeNormal)(Default)).To(ContainElement(v1alpha1.ReasonRecovered))
 	})
 
+	It("deletes the Testset a lost create made when the object is deleted meanwhile", func() {
+		clock := clocktesting.NewFakePassiveClock(testStart)
+		up.opts.Clock = clock
+		up.InjectFaults(evalapitest.OpCreateTestset, evalapitest.CommitThenReset)
+		startManager(up.opts)
+		t := newTestset(ns, "gone", inline(`{"id":"a"}`))
+		Expect(k8s.Create(rootCtx, t)).To(Succeed())
+		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
+		Expect(k8s.Delete(rootCtx, t)).To(Succeed())
+		Consistently(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(t), t) }, time.Second).Should(Succeed())
+
+		clock.SetTime(testStart.Add(time.Minute))
+		touch(t)
+		Eventually(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(t), t) }).Should(Satisfy(apierrors.IsNotFound))
+		Expect(up.DeletedTestsets()).To(HaveLen(1))
+		_, held := up.Testset(up.DeletedTestsets()[0])
+		Expect(held).To(BeFalse())
+	})
+
 	It("retries a failed testcase create and finishes the set without duplicates", func() {
 		up.InjectFaults(evalapitest.OpCreateTestcases, evalapitest.Status500)
 		startManager(up.opts)

@@ -66,7 +66,7 @@ var _ = Describe("The docs", func() {
 
 		By("applying the samples folder with -k as well as -f")
 		runScript(ctx, "samples", "kubectl apply -n demo -k config/samples\n"+
-			"kubectl wait -n demo --for=condition=Ready metrics,testsetdeletions,testcasedeletions --all --timeout=60s\n",
+			"kubectl wait -n demo --for=condition=Ready metrics,testsets,testsetdeletions,testcasedeletions --all --timeout=60s\n",
 			dev.env())
 		after := &corev1.Secret{}
 		Expect(dev.client.Get(ctx, secretKey, after)).To(Succeed())

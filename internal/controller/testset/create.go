@@ -140,12 +140,10 @@ func (r *Reconciler) recordID(ctx context.Context, t *v1alpha1.Testset, id strin
 func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset) (
 	string, kit.Outcome, ctrl.Result, error,
 ) {
-	if at, err := time.Parse(time.RFC3339, t.Annotations[v1alpha1.CreatePendingAnnotation]); err == nil {
-		if wait := at.Add(r.inFlight).Sub(r.Clock.Now()); wait > 0 {
-			return "", kit.Progressing(v1alpha1.ReasonCreateOutcomeUnknown,
-					"an earlier create may still be under way; the service's list is read once it is surely over"),
-				ctrl.Result{RequeueAfter: wait}, nil
-		}
+	if wait := r.untilSettled(t); wait > 0 {
+		return "", kit.Progressing(v1alpha1.ReasonCreateOutcomeUnknown,
+				"an earlier create may still be under way; the service's list is read once it is surely over"),
+			ctrl.Result{RequeueAfter: wait}, nil
 	}
 	found, err := r.named(ctx, c, t)
 	if err != nil {
@@ -177,6 +175,15 @@ func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remo
 	r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.ReasonRecovered, "Create",
 		"the create whose answer was lost did create remote Testset %s; recorded its id", found[0].ID)
 	return found[0].ID, kit.Outcome{}, ctrl.Result{}, nil
+}
+
+// untilSettled is how long t's pending create may still be under way.
+func (r *Reconciler) untilSettled(t *v1alpha1.Testset) time.Duration {
+	at, err := time.Parse(time.RFC3339, t.Annotations[v1alpha1.CreatePendingAnnotation])
+	if err != nil {
+		return 0
+	}
+	return at.Add(r.inFlight).Sub(r.Clock.Now())
 }
 
 // named lists the project's Testsets named as t's spec asks.

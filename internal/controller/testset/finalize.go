@@ -35,6 +35,13 @@ import (
 func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr error, t *v1alpha1.Testset,
 	p *kit.StatusPatcher) (ctrl.Result, error) {
 	id := t.RecordedID()
+	if id == "" && t.CreatePending() && wantsFinalizer(conn, t) && cerr == nil {
+		found, o, res, err := r.pendingOnDelete(ctx, conn, t)
+		if found == "" && (o.Reason != "" || err != nil) {
+			return p.Finish(ctx, o, res, err)
+		}
+		id = found
+	}
 	if id != "" && wantsFinalizer(conn, t) {
 		if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
 			return p.Finish(ctx, o, ctrl.Result{}, err)
@@ -57,4 +64,30 @@ func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr
 			"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
 	}
 	return ctrl.Result{}, r.patchFinalizer(ctx, t, controllerutil.RemoveFinalizer)
+}
+
+// pendingOnDelete settles the create of a Testset deleted while it was
+// pending: once the request is surely over, the remote Testset it made, if
+// any, is the one of its name in the project's list. It returns its id, ""
+// with no outcome when there is none, or the outcome to wait with.
+func (r *Reconciler) pendingOnDelete(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset) (
+	string, kit.Outcome, ctrl.Result, error) {
+	if wait := r.untilSettled(t); wait > 0 {
+		return "", kit.Progressing(v1alpha1.ReasonDeleting,
+				"an earlier create may still be under way; the service's list is read once it is surely over"),
+			ctrl.Result{RequeueAfter: wait}, nil
+	}
+	found, err := r.named(ctx, conn.Client(), t)
+	switch {
+	case err != nil:
+		o, res, err := kit.UpstreamFailure(err)
+		return "", o, res, err
+	case len(found) == 1:
+		return found[0].ID, kit.Outcome{}, ctrl.Result{}, nil
+	case len(found) > 1:
+		r.Recorder.Eventf(t, nil, corev1.EventTypeWarning, v1alpha1.EventOrphaned, "Delete",
+			"a create was pending and project %s holds %d Testsets named %q; none was deleted",
+			t.Spec.ProjectID, len(found), t.Spec.Name)
+	}
+	return "", kit.Outcome{}, ctrl.Result{}, nil
 }
