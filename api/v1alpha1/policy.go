@@ -63,7 +63,9 @@ func (s *MetricSpec) DeletesRemote() bool {
 func (s *MetricSpec) PoliciesString() string { return policies(s.ManagementPolicies).String() }
 
 // Allows reports whether the spec's managementPolicies allow action a.
-func (s *TestsetSpec) Allows(a ManagementAction) bool { return policies(s.ManagementPolicies).allows(a) }
+func (s *TestsetSpec) Allows(a ManagementAction) bool {
+	return policies(s.ManagementPolicies).allows(a)
+}
 
 // DeletesRemote reports whether deleting the Testset deletes its remote Testset.
 func (s *TestsetSpec) DeletesRemote() bool {

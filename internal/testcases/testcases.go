@@ -41,6 +41,9 @@ const (
 	MaxLineBytes = 1 << 20
 	// MaxTestcases is the most testcases of one set.
 	MaxTestcases = 100_000
+	// MaxSetBytes is the most data of one set, all testcases together: the
+	// set is held in memory while it is compared with the service's.
+	MaxSetBytes = 64 << 20
 )
 
 // Case is one testcase of a source.
@@ -85,6 +88,7 @@ type builder struct {
 	what     string
 	cases    []Case
 	lines    map[string]int
+	bytes    int
 }
 
 func newBuilder(keyField, what string) *builder {
@@ -108,8 +112,12 @@ func (b *builder) add(line int, data []byte) error {
 		return &Error{Reason: ReasonDuplicate, Message: fmt.Sprintf(
 			"%s %d and %d have the same %s %q: keys must be unique", b.what, first, line, b.keyField, key)}
 	}
+	c := Case{Key: key, Data: convert.Canonical(data), Line: line}
+	if b.bytes += len(c.Data); b.bytes > MaxSetBytes {
+		return invalid("%s %d: the testcases up to it are over %d bytes in all", b.what, line, MaxSetBytes)
+	}
 	b.lines[key] = line
-	b.cases = append(b.cases, Case{Key: key, Data: convert.Canonical(data), Line: line})
+	b.cases = append(b.cases, c)
 	return nil
 }
 

@@ -30,7 +30,7 @@ func TestFromLinesReadsAValidSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
+	keys := make([]string, 0, len(set.Cases))
 	for _, c := range set.Cases {
 		keys = append(keys, c.Key)
 	}

@@ -46,24 +46,33 @@ func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr
 		if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
 			return p.Finish(ctx, o, ctrl.Result{}, err)
 		}
-		done, err := conn.Client().DeleteTestset(ctx, v1alpha1.ResourceID(id))
-		switch {
-		case err != nil && remote.FailureOf(err) != remote.NotFound:
-			o, res, err := kit.UpstreamFailure(err)
-			o.Message = "deleting remote Testset " + id + ": " + o.Message
+		if o, res, err := r.deleteRemote(ctx, conn, t, id); o.Reason != "" || err != nil {
 			return p.Finish(ctx, o, res, err)
-		case err == nil && done == remote.NotDeleted:
-			return p.Finish(ctx, kit.Progressing(v1alpha1.ReasonDeleting,
-				"the service answered success=false to deleting remote Testset "+id+"; retrying"),
-				ctrl.Result{RequeueAfter: r.Backoff}, nil)
 		}
-		ctrl.LoggerFrom(ctx).Info("Deleted remote Testset", "id", id)
-		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.ReasonDeleting, "Delete", "deleted remote Testset %s", id)
 	} else if id != "" {
 		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.EventOrphaned, "Delete",
 			"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
 	}
 	return ctrl.Result{}, r.patchFinalizer(ctx, t, controllerutil.RemoveFinalizer)
+}
+
+// deleteRemote deletes remote Testset id; a zero outcome once it is gone.
+func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset, id string) (
+	kit.Outcome, ctrl.Result, error) {
+	done, err := conn.Client().DeleteTestset(ctx, v1alpha1.ResourceID(id))
+	switch {
+	case err != nil && remote.FailureOf(err) != remote.NotFound:
+		o, res, err := kit.UpstreamFailure(err)
+		o.Message = "deleting remote Testset " + id + ": " + o.Message
+		return o, res, err
+	case err == nil && done == remote.NotDeleted:
+		return kit.Progressing(v1alpha1.ReasonDeleting,
+				"the service answered success=false to deleting remote Testset "+id+"; retrying"),
+			ctrl.Result{RequeueAfter: r.Backoff}, nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Deleted remote Testset", "id", id)
+	r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.ReasonDeleting, "Delete", "deleted remote Testset %s", id)
+	return kit.Outcome{}, ctrl.Result{}, nil
 }
 
 // pendingOnDelete settles the create of a Testset deleted while it was
