@@ -139,11 +139,11 @@ RELIABILITY_FUZZTIME ?= 3m
 RELIABILITY_HOSTILE_DURATION ?= 10m
 
 .PHONY: bench
-bench: manifests generate envtest ## Measure the operator against the API-server and upstream floors (N=1000; a few minutes). Not part of test.
+bench: manifests generate envtest flux-crds ## Measure the operator against the API-server and upstream floors (N=1000; a few minutes). Not part of test.
 	go test -tags=bench -run '^TestBench$$' -v -count=1 -timeout=30m ./test/bench -args $(BENCH_ARGS)
 
 .PHONY: bench-long
-bench-long: manifests generate envtest ## The benchmark with N=10000, including the manager binary's memory with 10,000 Metrics.
+bench-long: manifests generate envtest flux-crds ## The benchmark with N=10000, including the manager binary's memory with 10,000 Metrics.
 	go test -tags=bench -run '^TestBench$$' -v -count=1 -timeout=90m ./test/bench -args $(BENCH_LONG_ARGS)
 
 .PHONY: test-reliability

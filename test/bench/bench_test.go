@@ -101,6 +101,12 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if *flagTestsetN > 0 {
+		if err := b.testsetRun(ctx, tab, *flagTestsetN); err != nil {
+			t.Fatalf("testset run: %v", err)
+		}
+	}
+
 	if *flagIsolationN > 0 {
 		if err := b.isolationRun(ctx, tab, *flagIsolationN, *flagIsolationHung, concurrencies[len(concurrencies)-1]); err != nil {
 			t.Fatalf("isolation run: %v", err)

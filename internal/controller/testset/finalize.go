@@ -53,6 +53,7 @@ func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr
 		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.EventOrphaned, "Delete",
 			"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
 	}
+	r.synced.forget(t.UID)
 	return ctrl.Result{}, r.patchFinalizer(ctx, t, controllerutil.RemoveFinalizer)
 }
 

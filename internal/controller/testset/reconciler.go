@@ -56,6 +56,7 @@ type Reconciler struct {
 	// source kinds the cluster served when the manager started.
 	artifacts  *Artifacts
 	fluxServed map[v1alpha1.SourceKind]bool
+	synced     *syncedSets
 }
 
 // recoveryMargin is added to the request timeout before a cut-off create is

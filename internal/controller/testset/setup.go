@@ -67,7 +67,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		artifacts.HTTP = &http.Client{Timeout: 5 * time.Minute}
 	}
 	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin,
-		artifacts: &artifacts, fluxServed: fluxServed(mgr.GetRESTMapper())}
+		artifacts: &artifacts, fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets()}
 	watches := []kit.Watch{{Object: &corev1.ConfigMap{}, Map: users(mgr.GetClient(), configMapIndex),
 		// Metadata only: a ConfigMap's data is read when its Testsets are
 		// reconciled, never cached; a change of its data changes its

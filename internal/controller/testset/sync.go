@@ -19,6 +19,7 @@ package testset
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,9 +62,15 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 	}
 	drift := r.drift.Every(conn.DriftInterval)
 	if o, ok := upToDate(t, set); ok && !first {
+		r.synced.forget(t.UID)
 		if due, wait := drift.Due(t.UID); !due {
 			return o, ctrl.Result{RequeueAfter: wait}, nil
 		}
+	} else if r.synced.synced(t.UID, t.Generation, set.Digest) {
+		// This manager synced this very set; the cache does not show the
+		// status that records it yet. The status patch from this stale copy
+		// conflicts and is retried.
+		return synced(t, set), ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	return r.syncTestcases(ctx, conn, c, drift, t, set, first)
 }
@@ -109,14 +116,22 @@ func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection,
 		ctrl.LoggerFrom(ctx).Info("Synced remote Testset", "id", id, "testcases", len(set.Cases),
 			"created", len(plan.Create), "updated", len(plan.Update), "deleted", len(plan.Delete), "fields", fields)
 	}
+	r.synced.record(t.UID, t.Generation, set.Digest)
+	o := synced(t, set)
+	if first {
+		o.Reason = v1alpha1.ReasonCreated
+	}
+	o.Message += fmt.Sprintf(" (last sync: %s)", plan)
+	return o, drift.Requeue(t.UID), nil
+}
+
+// synced records in t's status that the remote Testset holds set, and
+// returns the outcome that says so.
+func synced(t *v1alpha1.Testset, set testcases.Set) kit.Outcome {
 	t.Status.Testcases, t.Status.Digest = int32(len(set.Cases)), set.Digest //nolint:gosec // at most testcases.MaxTestcases
 	setSynced(&t.Status.Conditions, t.Generation, testcases.Plan{}, false)
-	reason := v1alpha1.ReasonSynced
-	if first {
-		reason = v1alpha1.ReasonCreated
-	}
-	return kit.Ready(reason, fmt.Sprintf("remote Testset %s holds the %d testcases of the source (last sync: %s)",
-		id, len(set.Cases), plan)), drift.Requeue(t.UID), nil
+	return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf("remote Testset %s holds the %d testcases of the source",
+		t.Status.ID, len(set.Cases)))
 }
 
 // apply sends plan: the own fields first, then deletions (in the
