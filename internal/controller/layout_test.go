@@ -34,14 +34,15 @@ const module = "github.com/eval-operator/eval-operator/"
 // service only through the seam. A forbidden path ending in /...
 // is a whole subtree; any other is one package.
 func TestImportRules(t *testing.T) {
-	families := []string{"internal/controller", "internal/controller/metric", "internal/controller/oneshot",
-		"internal/controller/connection"}
+	families := []string{"internal/controller", "internal/controller/metric", "internal/controller/testset",
+		"internal/controller/oneshot", "internal/controller/connection"}
 	rules := []struct {
 		dir    string
 		forbid []string
 	}{
 		{"internal/controller/kit", families},
 		{"internal/controller/metric", without(families, "internal/controller/metric")},
+		{"internal/controller/testset", without(families, "internal/controller/testset")},
 		{"internal/controller/oneshot", without(families, "internal/controller/oneshot")},
 		{"internal/controller/connection", without(families, "internal/controller/connection")},
 		// The reconcilers speak the seam's terms, never the service's wire.
