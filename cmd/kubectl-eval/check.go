@@ -87,6 +87,8 @@ type checked struct {
 type checkResult struct {
 	objects []checked
 	ignored int
+	// configMaps are the ConfigMaps among the manifests, a Testset's source.
+	configMaps configMaps
 }
 
 func (r checkResult) invalid() int {
@@ -118,6 +120,10 @@ func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, e
 	if err != nil {
 		return res, usageError(err)
 	}
+	res.configMaps = configMaps{}
+	for _, d := range docs {
+		res.configMaps.add(d.Object, namespace)
+	}
 	for _, d := range docs {
 		if d.Object.GroupVersionKind().Group != v1alpha1.GroupVersion.Group {
 			res.ignored++
@@ -129,6 +135,10 @@ func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, e
 		c, err := checkOne(cmd.Context(), v, d, olds)
 		if err != nil {
 			return res, err
+		}
+		if c.err == nil && d.Object.GetKind() == "Testset" {
+			// The operator would stop at bad testcases and send nothing.
+			_, _, c.err = sourceSet(c.stored, res.configMaps)
 		}
 		res.objects = append(res.objects, c)
 	}

@@ -57,13 +57,17 @@ func newPlanCommand(kube *kubeFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [PATH...] [--live | --base REV] [-o text|json]",
 		Short: "Show what a sync of the manifests would do, per object",
-		Long: `Reads manifests as validate does and says, per Metric, TestsetDeletion and
-TestcaseDeletion, what applying them would do: create a remote Metric, adopt one
+		Long: `Reads manifests as validate does and says, per Metric, Testset, TestsetDeletion
+and TestcaseDeletion, what applying them would do: create a remote Metric, adopt one
 (metric-id annotation), adopt one by name (adoptionPolicy ByName), leave it
 unchanged, update it, report drift instead (managementPolicies without Update),
 nothing (no id, and managementPolicies without Create), or be rejected by admission
 (with the API server's reason, e.g. an immutable field); a deletion to run, running
-or already completed. The old versions come from the cluster with --live, or from
+or already completed. For a Testset, how many testcases a sync would create,
+update and delete, where its old and new testcases are inline or in a ConfigMap
+among the manifests; bad testcases (a duplicate key, a line that is not a JSON
+object) are rejected as the operator would stop at them. The old versions come
+from the cluster with --live, or from
 a Git revision with --base; without either, every object is new.
 Exit code 1 if any object would be rejected, 2 for bad usage or unreadable input.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -96,7 +100,7 @@ func (o *planOptions) run(cmd *cobra.Command, paths []string) error {
 	}
 	plan := make([]planned, 0, len(res.objects))
 	for _, c := range res.objects {
-		action, detail := planOf(c)
+		action, detail := planOf(c, res.configMaps)
 		plan = append(plan, planned{
 			File: c.File, Line: c.Line, Kind: c.Object.GetKind(), Namespace: c.Object.GetNamespace(),
 			Name: c.Object.GetName(), Action: action, Detail: detail,
@@ -134,12 +138,15 @@ func writePlan(w io.Writer, format string, plan []planned) error {
 }
 
 // planOf is what a sync would do with the checked object.
-func planOf(c checked) (action, detail string) {
+func planOf(c checked, cms configMaps) (action, detail string) {
 	if c.err != nil {
 		return actionRejected, c.err.Error()
 	}
-	if c.Object.GetKind() == "Metric" {
+	switch c.Object.GetKind() {
+	case "Metric":
 		return planMetric(c)
+	case "Testset":
+		return planTestset(c, cms)
 	}
 	return planDeletion(c)
 }

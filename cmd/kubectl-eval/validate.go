@@ -38,10 +38,13 @@ func newValidateCommand(kube *kubeFlags) *cobra.Command {
 		Short: "Check Metric and deletion manifests as the API server would admit them",
 		Long: `Reads YAML files, directories (recursively) or standard input (- or no path; kustomize
 build output works) and checks every object of the operator's kinds (Metric,
-TestsetDeletion, TestcaseDeletion, EvaluationService, ClusterEvaluationService)
-against the CRDs compiled into the plugin, with the API server's own validation
-code: unknown fields (as kubectl's strict field validation), defaults, the OpenAPI
-schema, every CEL rule, and metadata. Other kinds are counted and ignored.
+Testset, TestsetDeletion, TestcaseDeletion, EvaluationService,
+ClusterEvaluationService) against the CRDs compiled into the plugin, with the API
+server's own validation code: unknown fields (as kubectl's strict field
+validation), defaults, the OpenAPI schema, every CEL rule, and metadata. A
+Testset's testcases are checked as the operator reads them (JSON objects, a
+unique keyField) when they are inline or in a ConfigMap among the manifests.
+Other kinds are counted and ignored.
 
 Transition rules (an immutable projectId, testcaseIds, ...) need the old version:
 with --base REV, the same paths at the Git revision REV; with --live, the objects

@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+const inlineTestsetYAML = `apiVersion: evaluation.eval-operator.dev/v1alpha1
+kind: Testset
+metadata:
+  name: smoke
+spec:
+  projectId: proj-42
+  name: Smoke
+  keyField: id
+  inline:
+  - {id: a, q: "1+1", answer: "2"}
+  - {id: b, q: "2+2", answer: "4"}
+`
+
+const configMapTestsetYAML = `apiVersion: evaluation.eval-operator.dev/v1alpha1
+kind: Testset
+metadata:
+  name: faq
+  namespace: team-a
+spec:
+  projectId: proj-42
+  name: FAQ
+  keyField: id
+  configMapRef:
+    name: faq-cases
+`
+
+const casesConfigMapYAML = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: faq-cases
+  namespace: team-a
+data:
+  testcases.jsonl: |
+    {"id": "refund", "q": "How long?", "answer": "30 days"}
+    {"id": "ship", "q": "EU?", "answer": "Yes"}
+`
+
+var _ = Describe("Testsets in validate and plan", func() {
+	var dir string
+	BeforeEach(func() { dir = GinkgoT().TempDir() })
+
+	It("admits a Testset whose testcases are valid, inline or in a ConfigMap among the manifests", func(ctx SpecContext) {
+		writeManifest(dir, "a.yaml", stream(inlineTestsetYAML, configMapTestsetYAML, casesConfigMapYAML))
+		out, code := runOffline(ctx, "", "validate", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(Equal("2 objects valid, 0 invalid, 1 other objects ignored\n"))
+
+		out, code = runOffline(ctx, "", "plan", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("Testset smoke: create: a remote Testset in project proj-42 with 2 testcases from inline\n"))
+		Expect(out).To(ContainSubstring("Testset team-a/faq: create: a remote Testset in project proj-42 with 2 testcases " +
+			"from ConfigMap faq-cases key testcases.jsonl\n"))
+	})
+
+	It("rejects the testcases the operator would stop at, naming the line", func(ctx SpecContext) {
+		path := writeManifest(dir, "a.yaml", stream(
+			edit(inlineTestsetYAML, "{id: b,", "{id: a,"),
+			configMapTestsetYAML,
+			edit(casesConfigMapYAML, `{"id": "ship", "q": "EU?", "answer": "Yes"}`, `{"q": "EU?"}`)))
+		out, code := runOffline(ctx, "", "validate", path)
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring(path + `:1: DuplicateKey: inline item 1 and 2 have the same id "a": keys must be unique` + "\n"))
+		Expect(out).To(ContainSubstring(path + `:13: InvalidTestcases: ConfigMap faq-cases key testcases.jsonl: ` +
+			`line 2: field "id" (the keyField) is missing` + "\n"))
+	})
+
+	It("counts the testcases an edit would create, update and delete against the revision", func(ctx SpecContext) {
+		git := func(args ...string) {
+			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+			out, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(out))
+		}
+		git("init", "-q")
+		writeManifest(dir, "deploy/testsets.yaml", inlineTestsetYAML)
+		git("add", ".")
+		git("commit", "-q", "-m", "base")
+
+		writeManifest(dir, "deploy/testsets.yaml", edit(edit(inlineTestsetYAML,
+			`- {id: a, q: "1+1", answer: "2"}`, `- {id: c, q: "3+3", answer: "6"}`),
+			`answer: "4"`, `answer: "four"`))
+		out, code := runOffline(ctx, "", "plan", "--base", "HEAD", filepath.Join(dir, "deploy"))
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("Testset smoke: update: spec.inline; testcases: 1 to create, 1 to update, 1 to delete\n"))
+
+		writeManifest(dir, "deploy/testsets.yaml", inlineTestsetYAML)
+		out, _ = runOffline(ctx, "", "plan", "--base", "HEAD", filepath.Join(dir, "deploy"))
+		Expect(out).To(ContainSubstring("Testset smoke: unchanged\n"))
+	})
+})
