@@ -49,18 +49,26 @@ type importOptions struct {
 	output    string
 	observe   bool
 	ownKey    bool
+	testsets  bool
+	keyField  string
 }
 
 func newImportCommand(kube *kubeFlags, getenv func(string) string) *cobra.Command {
 	o := &importOptions{kube: kube, getenv: getenv}
 	cmd := &cobra.Command{
-		Use:   "import --project-id ID [--namespace NS] [--secret NAME] [-o DIR|-]",
-		Short: "Write the service's Metrics of a project as Metric manifests that adopt them",
+		Use:   "import --project-id ID [--namespace NS] [--secret NAME] [-o DIR|-] [--testsets --key-field FIELD -o DIR]",
+		Short: "Write the service's Metrics (or Testsets) of a project as manifests that adopt them",
 		Long: `Lists the Metrics of a project in the Evaluation Service and writes one Metric
 manifest per remote Metric, with its metric-id annotation: applying them adopts the
 remote Metrics instead of creating new ones, and their specs ask for exactly what the
 service holds, so nothing changes upstream. With --observe they are read-only mirrors
 (managementPolicies ["Observe"]): the cluster reads the Metrics and never writes to them.
+
+With --testsets it imports the project's Testsets instead, into the directory -o
+names: per Testset a manifest that adopts it (testset-id annotation) and reads its
+testcases from a ConfigMap, its testcases as a JSON Lines file, and a
+kustomization.yaml that generates each ConfigMap from its file. --key-field names
+the field of the testcases' data that tells them apart (unique in each Testset).
 
 The API key comes from --key-file, else $EVAL_API_KEY, else the Secret named by --secret
 (data key apiKey) in the cluster of the kubeconfig. It is never printed. With --service,
@@ -84,12 +92,17 @@ The URL a key is sent to is printed on stderr before it is sent.`,
 	f.BoolVar(&o.observe, "observe", false, `write read-only mirrors: managementPolicies ["Observe"], never a write to the service`)
 	f.BoolVar(&o.ownKey, "own-key", false, "with --service, send your own key (--key-file, $"+envAPIKey+" or --secret) "+
 		"to the service's url instead of the service's own key")
+	f.BoolVar(&o.testsets, "testsets", false, "import the project's Testsets and their testcases instead of its Metrics (needs -o DIR and --key-field)")
+	f.StringVar(&o.keyField, "key-field", "", "with --testsets, the field of each testcase's data that names it, unique in its Testset")
 	_ = cmd.MarkFlagRequired("project-id")
 	return cmd
 }
 
 func (o *importOptions) run(cmd *cobra.Command) error {
 	ctx := cmd.Context()
+	if o.testsets && (o.keyField == "" || o.output == "-") {
+		return usageError(errors.New("--testsets writes several files: give -o DIR, and --key-field"))
+	}
 	live, err := o.liveService(ctx)
 	if err != nil {
 		return err
@@ -106,18 +119,22 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("the service's URL: %w", err)
 	}
-	listed, err := manifests.ListAll(ctx, svc, key, o.projectID)
-	if err != nil {
-		return err
-	}
-	ms, err := manifests.Imported(listed, manifests.ImportOptions{
+	opts := manifests.ImportOptions{
 		ProjectID: o.projectID,
 		// Only an explicit -n goes into the manifests: without it, whoever
 		// applies them chooses.
 		Namespace: o.kube.namespace,
 		Secret:    o.secret,
 		Observe:   o.observe,
-	})
+	}
+	if o.testsets {
+		return o.importTestsets(cmd, svc, key, opts)
+	}
+	listed, err := manifests.ListAll(ctx, svc, key, o.projectID)
+	if err != nil {
+		return err
+	}
+	ms, err := manifests.Imported(listed, opts)
 	if err != nil {
 		return err
 	}
@@ -130,6 +147,30 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d Metric manifests to %s\n", len(paths), o.output)
+	return nil
+}
+
+// importTestsets writes the project's Testsets and their testcases to -o.
+func (o *importOptions) importTestsets(cmd *cobra.Command, svc evalapi.Service, key evalapi.APIKey,
+	opts manifests.ImportOptions) error {
+	sets, err := manifests.ImportTestsets(cmd.Context(), svc, key, o.keyField, opts)
+	if err != nil {
+		return err
+	}
+	tooLarge, err := manifests.WriteTestsetDir(o.output, sets)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, s := range sets {
+		n += s.Testcases
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d Testsets with %d testcases to %s; apply them with kubectl apply -k %s\n",
+		len(sets), n, o.output, o.output)
+	for _, name := range tooLarge {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Testset %s: its testcases are over what a ConfigMap holds (1 MiB): "+
+			"keep %s.jsonl in Git and read it through a Flux source (spec.sourceRef) instead\n", name, name)
+	}
 	return nil
 }
 

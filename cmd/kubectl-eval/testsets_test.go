@@ -17,11 +17,20 @@ limitations under the License.
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
 const inlineTestsetYAML = `apiVersion: evaluation.eval-operator.dev/v1alpha1
@@ -111,5 +120,53 @@ var _ = Describe("Testsets in validate and plan", func() {
 		writeManifest(dir, "deploy/testsets.yaml", inlineTestsetYAML)
 		out, _ = runOffline(ctx, "", "plan", "--base", "HEAD", filepath.Join(dir, "deploy"))
 		Expect(out).To(ContainSubstring("Testset smoke: unchanged\n"))
+	})
+})
+
+var _ = Describe("import --testsets", func() {
+	It("writes each Testset as a manifest that adopts it, its testcases as JSON Lines and a kustomization", func(ctx SpecContext) {
+		upstream := evalapitest.New()
+		DeferCleanup(upstream.Close)
+		c, err := evalapi.NewClient(evalapi.Options{BaseURL: upstream.URL()})
+		Expect(err).NotTo(HaveOccurred())
+		mapping := evalapi.FieldMapping{Inputs: []string{"q"}, Expected: []string{"answer"}, Metadata: []string{}}
+		ts, err := c.CreateTestset(ctx, evalapitest.DefaultKey, importedProject, evalapi.TestsetRequest{
+			Name: "Support FAQ", Description: "from the UI", JSONSchema: json.RawMessage(`{"type":"object"}`), FieldMapping: mapping})
+		Expect(err).NotTo(HaveOccurred())
+		var data []json.RawMessage
+		for _, line := range []string{`{"id":"a","q":"1+1","answer":"2"}`, `{"id":"b","q":"2+2","answer":"4"}`} {
+			data = append(data, json.RawMessage(line))
+		}
+		_, err = c.CreateTestcases(ctx, evalapitest.DefaultKey, ts.ID, data)
+		Expect(err).NotTo(HaveOccurred())
+		dir := filepath.Join(GinkgoT().TempDir(), "testsets")
+
+		_, stderr, err := run(ctx, map[string]string{envAPIKey: evalapitest.DefaultKey}, "import", "--project-id", importedProject,
+			"--api-url", upstream.URL(), "--testsets", "--key-field", "id", "-o", dir)
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		Expect(stderr).To(ContainSubstring("wrote 1 Testsets with 2 testcases to " + dir))
+
+		var t v1alpha1.Testset
+		manifest, err := os.ReadFile(filepath.Join(dir, "support-faq.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(yaml.UnmarshalStrict(manifest, &t)).To(Succeed())
+		Expect(t.Annotations).To(HaveKeyWithValue(v1alpha1.TestsetIDAnnotation, ts.ID))
+		Expect(t.Spec.KeyField).To(BeEquivalentTo("id"))
+		Expect(t.Spec.FieldMapping.Inputs).To(ConsistOf(v1alpha1.FieldName("q")))
+		Expect(t.Spec.ConfigMapRef.Name).To(Equal("support-faq-testcases"))
+		lines, err := os.ReadFile(filepath.Join(dir, "support-faq.jsonl"))
+		Expect(err).NotTo(HaveOccurred())
+		set, err := testcases.FromLines(strings.NewReader(string(lines)), "id")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(set.Cases).To(HaveLen(2))
+		kustomization, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(kustomization)).To(And(ContainSubstring("- support-faq.yaml"),
+			ContainSubstring("testcases.jsonl=support-faq.jsonl"), ContainSubstring("disableNameSuffixHash: true")))
+
+		By("a key field some testcase lacks is refused, naming the Testset")
+		_, _, err = run(ctx, map[string]string{envAPIKey: evalapitest.DefaultKey}, "import", "--project-id", importedProject,
+			"--api-url", upstream.URL(), "--testsets", "--key-field", "q2", "-o", GinkgoT().TempDir())
+		Expect(err).To(MatchError(ContainSubstring(`Testset "Support FAQ" (` + ts.ID + `): line 1: field "q2" (the keyField) is missing`)))
 	})
 })

@@ -44,24 +44,31 @@ const listPageSize = 100
 // ListAll returns every Metric of project projectID, following nextCursor
 // from the first page to the last, newest first.
 func ListAll(ctx context.Context, svc evalapi.Service, key evalapi.APIKey, projectID string) ([]evalapi.Metric, error) {
-	var all []evalapi.Metric
+	return listAll(fmt.Sprintf("the Metrics of project %q", projectID), func(opts evalapi.ListOptions) (evalapi.Page[evalapi.Metric], error) {
+		return svc.ListMetrics(ctx, key, projectID, opts)
+	})
+}
+
+// listAll reads every page of what, from the first to the last.
+func listAll[T any](what string, page func(evalapi.ListOptions) (evalapi.Page[T], error)) ([]T, error) {
+	var all []T
 	seen := map[string]bool{}
 	opts := evalapi.ListOptions{Limit: listPageSize}
 	for {
-		page, err := svc.ListMetrics(ctx, key, projectID, opts)
+		p, err := page(opts)
 		if err != nil {
-			return nil, fmt.Errorf("listing the Metrics of project %q: %w", projectID, err)
+			return nil, fmt.Errorf("listing %s: %w", what, err)
 		}
-		all = append(all, page.Data...)
-		if page.NextCursor == nil || *page.NextCursor == "" {
+		all = append(all, p.Data...)
+		if p.NextCursor == nil || *p.NextCursor == "" {
 			return all, nil
 		}
 		// A service that hands back a cursor it already gave would loop forever.
-		if seen[*page.NextCursor] {
-			return nil, fmt.Errorf("listing the Metrics of project %q: the service repeated cursor %q", projectID, *page.NextCursor)
+		if seen[*p.NextCursor] {
+			return nil, fmt.Errorf("listing %s: the service repeated cursor %q", what, *p.NextCursor)
 		}
-		seen[*page.NextCursor] = true
-		opts.Cursor = *page.NextCursor
+		seen[*p.NextCursor] = true
+		opts.Cursor = *p.NextCursor
 	}
 }
 
@@ -85,7 +92,11 @@ type ImportOptions struct {
 // applying it adopts the remote Metric instead of creating one. Its spec
 // asks for exactly what the service holds, so adoption changes nothing.
 func Imported(found []evalapi.Metric, opts ImportOptions) ([]v1alpha1.Metric, error) {
-	names, err := objectNames(found)
+	named := make([]remoteName, len(found))
+	for i, m := range found {
+		named[i] = remoteName{ID: m.ID, Name: m.Name}
+	}
+	names, err := objectNames("Metric", named)
 	if err != nil {
 		return nil, err
 	}
@@ -130,18 +141,21 @@ const hashLength = 8
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9]+`)
 
-// objectNames gives each remote Metric a metadata.name (a DNS-1123 label)
-// derived from its remote name, by remote id. Metrics whose names clash all
-// get a suffix from a hash of their id, so a name depends only on the
-// Metric itself and its namesakes, not on the listing order.
-func objectNames(found []evalapi.Metric) (map[string]string, error) {
+// remoteName is a remote object's id and name.
+type remoteName struct{ ID, Name string }
+
+// objectNames gives each remote object of kind a metadata.name (a DNS-1123
+// label) derived from its remote name, by remote id. Objects whose names
+// clash all get a suffix from a hash of their id, so a name depends only on
+// the object itself and its namesakes, not on the listing order.
+func objectNames(kind string, found []remoteName) (map[string]string, error) {
 	bases := make(map[string]string, len(found))
 	count := map[string]int{}
 	for _, m := range found {
 		if _, dup := bases[m.ID]; dup {
-			return nil, fmt.Errorf("the service listed Metric %q twice", m.ID)
+			return nil, fmt.Errorf("the service listed %s %q twice", kind, m.ID)
 		}
-		bases[m.ID] = nameBase(m.Name)
+		bases[m.ID] = nameBase(m.Name, strings.ToLower(kind))
 		count[bases[m.ID]]++
 	}
 	names := make(map[string]string, len(found))
@@ -152,7 +166,7 @@ func objectNames(found []evalapi.Metric) (map[string]string, error) {
 			name = withSuffix(name, idHash(m.ID))
 		}
 		if other, clash := taken[name]; clash {
-			return nil, fmt.Errorf("found Metrics %q and %q would both be named %q: rename one of them in the service", other, m.ID, name)
+			return nil, fmt.Errorf("found %ss %q and %q would both be named %q: rename one of them in the service", kind, other, m.ID, name)
 		}
 		taken[name] = m.ID
 		names[m.ID] = name
@@ -162,8 +176,8 @@ func objectNames(found []evalapi.Metric) (map[string]string, error) {
 
 // nameBase is name lowercased and stripped of accents, with every run of
 // other characters than letters and digits turned into one dash, cut to
-// maxNameLength.
-func nameBase(name string) string {
+// maxNameLength; fallback when nothing is left.
+func nameBase(name, fallback string) string {
 	plain := strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Mn, r) {
 			return -1
@@ -172,7 +186,7 @@ func nameBase(name string) string {
 	}, norm.NFD.String(strings.ToLower(name)))
 	base := strings.Trim(notNameChars.ReplaceAllString(plain, "-"), "-")
 	if base == "" {
-		base = "metric"
+		base = fallback
 	}
 	return strings.TrimRight(base[:min(len(base), maxNameLength)], "-")
 }
