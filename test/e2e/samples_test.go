@@ -35,7 +35,7 @@ import (
 )
 
 var _ = Describe("The samples", func() {
-	It("all become Current, with one create per Metric upstream", func(ctx SpecContext) {
+	It("all become Current, with one create per Metric and Testset upstream", func(ctx SpecContext) {
 		upstream := evalapitest.New()
 		DeferCleanup(upstream.Close)
 		ns := newNamespace(ctx, "samples")
@@ -63,7 +63,7 @@ var _ = Describe("The samples", func() {
 			Expect(remoteIDs).NotTo(HaveKey(m.Metric.Name), "created twice")
 			remoteIDs[m.Metric.Name] = m.Metric.ID
 		}
-		var metrics int
+		var metrics, testsets int
 		for _, obj := range samples {
 			switch obj.GetKind() {
 			case "Metric":
@@ -71,6 +71,12 @@ var _ = Describe("The samples", func() {
 				Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 				name := nested(obj, "spec", "name")
 				Expect(remoteIDs).To(HaveKeyWithValue(name, nested(obj, "status", "id")), obj.GetName())
+			case "Testset":
+				Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+				count, _, _ := unstructured.NestedInt64(obj.Object, "status", "testcases")
+				Expect(count).To(BeNumerically(">", 0), obj.GetName())
+				Expect(upstream.Testcases(nested(obj, "status", "id"))).To(HaveLen(int(count)), obj.GetName())
+				testsets++
 			case "TestsetDeletion":
 				Expect(upstream.DeletedTestsets()).To(ConsistOf(nested(obj, "spec", "testsetId")))
 			case "TestcaseDeletion":
@@ -79,6 +85,8 @@ var _ = Describe("The samples", func() {
 			}
 		}
 		Expect(metrics).To(Equal(9), "one sample per Metric variant")
+		Expect(testsets).To(Equal(2), "a Testset inline and one from a ConfigMap")
+		Expect(upstream.Calls(evalapitest.OpCreateTestset)).To(Equal(testsets), "no create was retried")
 		Expect(remoteIDs).To(HaveLen(metrics))
 		Expect(upstream.Calls(evalapitest.OpCreateMetric)).To(Equal(metrics), "no create was retried")
 	})
