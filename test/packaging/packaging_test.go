@@ -32,16 +32,19 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	groupkinds "github.com/eval-operator/eval-operator/internal/kinds"
 )
 
-// crdNames are the CRDs both installers ship.
-var crdNames = []string{
-	"metrics.evaluation.eval-operator.dev",
-	"testsetdeletions.evaluation.eval-operator.dev",
-	"testcasedeletions.evaluation.eval-operator.dev",
-	"evaluationservices.evaluation.eval-operator.dev",
-	"clusterevaluationservices.evaluation.eval-operator.dev",
-}
+// crdNames are the CRDs both installers ship: one per kind of the group.
+var crdNames = func() []string {
+	names := make([]string, 0, len(groupkinds.All))
+	for _, k := range groupkinds.All {
+		names = append(names, k.Resource+"."+v1alpha1.GroupVersion.Group)
+	}
+	return names
+}()
 
 // optIns are the commented-out entries of config/default/kustomization.yaml
 // that a user uncomments to turn a feature on.

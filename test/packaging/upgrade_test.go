@@ -102,7 +102,7 @@ var _ = Describe("Upgrading from chart 0.1.0", func() {
 		apply(ctx, "packaging-helm-010", namespace(ns))
 		old := chartAt(ctx, chart010)
 		helm(ctx, "install", release, old, "-n", ns)
-		waitEstablished(ctx, crdNames[:3]...) // 0.1.0 has Metric, TestsetDeletion, TestcaseDeletion
+		waitEstablished(ctx, chart010CRDs...)
 		Expect(crd(ctx, metricsCRD).Annotations).NotTo(HaveKey("meta.helm.sh/release-name"),
 			"chart 0.1.0's CRDs are not part of its release")
 		apply(ctx, "packaging-helm-010", metric("from-010", ""))
@@ -136,7 +136,7 @@ var _ = Describe("Upgrading from chart 0.1.0", func() {
 		const ns, release = "helm-from-010t", "eo010t"
 		apply(ctx, "packaging-helm-010", namespace(ns))
 		helm(ctx, "install", release, chartAt(ctx, chart010Templates), "-n", ns)
-		waitEstablished(ctx, crdNames[:3]...)
+		waitEstablished(ctx, chart010CRDs...)
 		apply(ctx, "packaging-helm-010", metric("from-010t", ""))
 		before := getObject(ctx, "metric/from-010t")
 
@@ -164,3 +164,7 @@ func expectUpgraded(ctx context.Context, namespace, release string, before unstr
 	Expect(after.GetUID()).To(Equal(before.GetUID()))
 	Expect(after.GetResourceVersion()).To(Equal(before.GetResourceVersion()), "the upgrade rewrote a Metric")
 }
+
+// chart010CRDs are the CRDs chart 0.1.0 shipped.
+var chart010CRDs = []string{"metrics.evaluation.eval-operator.dev", "testsetdeletions.evaluation.eval-operator.dev",
+	"testcasedeletions.evaluation.eval-operator.dev"}
