@@ -114,18 +114,7 @@ func planTestset(c checked, cms configMaps) (string, string) {
 		readOnly = ", observed only: managementPolicies " + t.Spec.PoliciesString() + " do not allow Update"
 	}
 	if c.old == nil {
-		what := "testcases from " + from + ", read when synced"
-		if set != nil {
-			what = fmt.Sprintf("%d testcases from %s", len(set.Cases), from)
-		}
-		switch {
-		case t.Annotations[v1alpha1.TestsetIDAnnotation] != "":
-			return actionAdopt, "the remote Testset " + t.Annotations[v1alpha1.TestsetIDAnnotation] + ", synced to " + what + readOnly
-		case !t.Spec.Allows(v1alpha1.ManagementCreate):
-			return actionNothing, "no testset-id annotation and managementPolicies " + t.Spec.PoliciesString() +
-				" without Create: Stalled CreateNotAllowed"
-		}
-		return actionCreate, fmt.Sprintf("a remote Testset in project %s with %s", t.Spec.ProjectID, what)
+		return planNewTestset(&t, set, from, readOnly)
 	}
 	old, _, _ := sourceSet(c.old, cms)
 	changed := changedFields(c.old, c.stored)
@@ -151,6 +140,21 @@ func planTestset(c checked, cms configMaps) (string, string) {
 		detail += "; " + counts
 	}
 	return actionUpdate, detail
+}
+
+func planNewTestset(t *v1alpha1.Testset, set *testcases.Set, from, readOnly string) (string, string) {
+	what := "testcases from " + from + ", read when synced"
+	if set != nil {
+		what = fmt.Sprintf("%d testcases from %s", len(set.Cases), from)
+	}
+	switch {
+	case t.Annotations[v1alpha1.TestsetIDAnnotation] != "":
+		return actionAdopt, "the remote Testset " + t.Annotations[v1alpha1.TestsetIDAnnotation] + ", synced to " + what + readOnly
+	case !t.Spec.Allows(v1alpha1.ManagementCreate):
+		return actionNothing, "no testset-id annotation and managementPolicies " + t.Spec.PoliciesString() +
+			" without Create: Stalled CreateNotAllowed"
+	}
+	return actionCreate, fmt.Sprintf("a remote Testset in project %s with %s", t.Spec.ProjectID, what)
 }
 
 // remoteOf indexes set as a remote Testset would hold it, each testcase

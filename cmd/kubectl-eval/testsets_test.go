@@ -133,7 +133,7 @@ var _ = Describe("import --testsets", func() {
 		ts, err := c.CreateTestset(ctx, evalapitest.DefaultKey, importedProject, evalapi.TestsetRequest{
 			Name: "Support FAQ", Description: "from the UI", JSONSchema: json.RawMessage(`{"type":"object"}`), FieldMapping: mapping})
 		Expect(err).NotTo(HaveOccurred())
-		var data []json.RawMessage
+		data := make([]json.RawMessage, 0, 2)
 		for _, line := range []string{`{"id":"a","q":"1+1","answer":"2"}`, `{"id":"b","q":"2+2","answer":"4"}`} {
 			data = append(data, json.RawMessage(line))
 		}
