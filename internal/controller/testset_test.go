@@ -17,17 +17,9 @@ limitations under the License.
 package controller_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"time"
 
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
@@ -45,6 +37,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/test/framework"
 )
 
 // jsonLines are testcases keys from..to-1 as JSON Lines, each keyed by "id".
@@ -117,52 +110,12 @@ func touch(obj client.Object) {
 	setAnnotation(obj, v1alpha1.RetryAnnotation, ptrTo(time.Now().Format(time.RFC3339Nano)))
 }
 
-// artifactServer serves Flux artifacts, as source-controller does: a
-// gzipped tarball per revision.
-type artifactServer struct {
-	*httptest.Server
-	mu    sync.Mutex
-	blobs map[string][]byte
-}
-
-func newArtifactServer() *artifactServer {
+// publish serves files as revision's artifact of a.
+func publish(a *framework.ArtifactServer, revision string, files map[string]string) *fluxmeta.Artifact {
 	GinkgoHelper()
-	a := &artifactServer{blobs: map[string][]byte{}}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.mu.Lock()
-		blob, ok := a.blobs[r.URL.Path]
-		a.mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		_, _ = w.Write(blob)
-	}))
-	DeferCleanup(a.Close)
-	return a
-}
-
-// publish serves files as revision's artifact and returns its status entry.
-func (a *artifactServer) publish(revision string, files map[string]string) *fluxmeta.Artifact {
-	GinkgoHelper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for name, content := range files {
-		Expect(tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg})).To(Succeed())
-		_, err := tw.Write([]byte(content))
-		Expect(err).NotTo(HaveOccurred())
-	}
-	Expect(tw.Close()).To(Succeed())
-	Expect(zw.Close()).To(Succeed())
-	path := "/gitrepository/" + revision + ".tar.gz"
-	a.mu.Lock()
-	a.blobs[path] = buf.Bytes()
-	a.mu.Unlock()
-	sum := sha256.Sum256(buf.Bytes())
-	size := int64(buf.Len())
-	return &fluxmeta.Artifact{URL: a.URL + path, Path: path, Revision: revision, Digest: "sha256:" + hex.EncodeToString(sum[:]),
-		Size: &size, LastUpdateTime: metav1.Now()}
+	artifact, err := a.Publish(revision, files)
+	Expect(err).NotTo(HaveOccurred())
+	return artifact
 }
 
 // setArtifact sets repo's status as source-controller does for a new revision.
@@ -370,7 +323,8 @@ var _ = Describe("Testset reconciler", func() {
 	})
 
 	It("syncs a Flux GitRepository's file, follows its new revisions and refuses an artifact that does not match its digest", func() {
-		artifacts := newArtifactServer()
+		artifacts := framework.NewArtifactServer()
+		DeferCleanup(artifacts.Close)
 		up.opts.Artifacts.Hosts = []string{"127.0.0.1"}
 		startManager(up.opts)
 		repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evals"},
@@ -383,20 +337,20 @@ var _ = Describe("Testset reconciler", func() {
 		Eventually(readyCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady),
 			HaveField("Message", ContainSubstring("no artifact yet"))))
 
-		setArtifact(repo, artifacts.publish("main@sha1:1111", map[string]string{
+		setArtifact(repo, publish(artifacts, "main@sha1:1111", map[string]string{
 			"README.md": "prompts and evals", "evals/qa.jsonl": jsonLines(0, 120, "a")}))
 		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		id := t.Status.ID
 		Expect(remoteAnswers(up, id)).To(HaveLen(120))
 
 		By("a new revision with one testcase changed and one removed")
-		setArtifact(repo, artifacts.publish("main@sha1:2222", map[string]string{
+		setArtifact(repo, publish(artifacts, "main@sha1:2222", map[string]string{
 			"evals/qa.jsonl": jsonLines(0, 5, "a") + jsonLines(5, 6, "b") + jsonLines(6, 119, "a")}))
 		Eventually(func() map[string]string { return remoteAnswers(up, id) }).Should(And(HaveLen(119), HaveKeyWithValue("case-0005", "b")))
 
 		By("an artifact whose bytes are not those its digest names: nothing is sent")
 		before := calls(writes...)
-		bad := artifacts.publish("main@sha1:3333", map[string]string{"evals/qa.jsonl": jsonLines(0, 3, "c")})
+		bad := publish(artifacts, "main@sha1:3333", map[string]string{"evals/qa.jsonl": jsonLines(0, 3, "c")})
 		bad.Digest = "sha256:" + strings.Repeat("0", 64)
 		setArtifact(repo, bad)
 		Eventually(readyCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady),
@@ -404,7 +358,7 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(calls(writes...)).To(Equal(before))
 
 		By("a revision without the file")
-		setArtifact(repo, artifacts.publish("main@sha1:4444", map[string]string{"README.md": "moved"}))
+		setArtifact(repo, publish(artifacts, "main@sha1:4444", map[string]string{"README.md": "moved"}))
 		Eventually(readyCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady),
 			HaveField("Message", ContainSubstring("the artifact has no file evals/qa.jsonl"))))
 		Expect(calls(writes...)).To(Equal(before))

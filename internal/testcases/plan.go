@@ -20,8 +20,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-
-	"github.com/eval-operator/eval-operator/internal/convert"
 )
 
 // Remote indexes a remote Testset's testcases by key, as a sweep of its
@@ -47,14 +45,13 @@ func NewRemote(keyField string) *Remote {
 
 // Add indexes one remote testcase.
 func (r *Remote) Add(id string, data []byte) {
-	var obj map[string]json.RawMessage
-	_ = json.Unmarshal(data, &obj)
-	key, err := keyOf(obj[r.keyField])
-	if _, seen := r.byKey[key]; err != nil || seen {
+	obj, canonical, err := decodeObject(data)
+	key, kerr := keyOf(obj[r.keyField])
+	if _, seen := r.byKey[key]; err != nil || kerr != nil || seen {
 		r.extra = append(r.extra, id)
 		return
 	}
-	r.byKey[key] = remoteCase{id: id, hash: sha256.Sum256(convert.Canonical(data))}
+	r.byKey[key] = remoteCase{id: id, hash: sha256.Sum256(canonical)}
 }
 
 // Len is how many testcases the remote Testset holds.

@@ -31,8 +31,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"github.com/eval-operator/eval-operator/internal/convert"
 )
 
 // Bounds of a source.
@@ -100,8 +98,8 @@ func (b *builder) add(line int, data []byte) error {
 	if len(b.cases) == MaxTestcases {
 		return invalid("%s holds more than %d testcases", b.what, MaxTestcases)
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+	obj, canonical, err := decodeObject(data)
+	if err != nil || obj == nil {
 		return invalid("%s %d is not a JSON object: %s", b.what, line, reason(err))
 	}
 	key, err := keyOf(obj[b.keyField])
@@ -112,7 +110,7 @@ func (b *builder) add(line int, data []byte) error {
 		return &Error{Reason: ReasonDuplicate, Message: fmt.Sprintf(
 			"%s %d and %d have the same %s %q: keys must be unique", b.what, first, line, b.keyField, key)}
 	}
-	c := Case{Key: key, Data: convert.Canonical(data), Line: line}
+	c := Case{Key: key, Data: canonical, Line: line}
 	if b.bytes += len(c.Data); b.bytes > MaxSetBytes {
 		return invalid("%s %d: the testcases up to it are over %d bytes in all", b.what, line, MaxSetBytes)
 	}
@@ -125,6 +123,10 @@ func reason(err error) string {
 	if err == nil {
 		return "it is null"
 	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return "it is " + typ.Value
+	}
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
 		return fmt.Sprintf("%s at byte %d", syntax.Error(), syntax.Offset)
@@ -132,21 +134,38 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// keyOf is a key field's value as text: a non-empty string or a number.
-func keyOf(raw json.RawMessage) (string, error) {
-	if raw == nil {
-		return "", errors.New("is missing")
+// decodeObject decodes data, which must be one JSON object, and returns it
+// with its canonical form (convert.Canonical's: keys sorted, numbers as
+// written), from one decode.
+func decodeObject(data []byte) (map[string]any, []byte, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil {
+		return nil, nil, err
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		if strings.TrimSpace(s) == "" {
+	if obj == nil {
+		return nil, nil, nil
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return nil, nil, errors.New("data after the object")
+	}
+	canonical, err := json.Marshal(obj)
+	return obj, canonical, err
+}
+
+// keyOf is a key field's value as text: a non-empty string or a number.
+func keyOf(v any) (string, error) {
+	switch k := v.(type) {
+	case nil:
+		return "", errors.New("is missing")
+	case string:
+		if strings.TrimSpace(k) == "" {
 			return "", errors.New("is empty")
 		}
-		return s, nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
-		return n.String(), nil
+		return k, nil
+	case json.Number:
+		return k.String(), nil
 	}
 	return "", errors.New("must be a string or a number")
 }

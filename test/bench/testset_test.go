@@ -19,23 +19,15 @@ limitations under the License.
 package bench
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
@@ -66,7 +58,7 @@ func (b *bench) testsetRun(ctx context.Context, tab *table, n int) error {
 	if err := b.installFluxSources(); err != nil {
 		return err
 	}
-	artifacts := newArtifactServer()
+	artifacts := framework.NewArtifactServer()
 	defer artifacts.Close()
 	ns, err := b.newNamespace(ctx, "bench-testset")
 	if err != nil {
@@ -100,7 +92,11 @@ func (b *bench) testsetRun(ctx context.Context, tab *table, n int) error {
 	if err := b.k8s.Create(ctx, repo); err != nil {
 		return err
 	}
-	if err := b.setArtifact(ctx, repo, artifacts.publish("rev-1", strings.Join(lines, ""))); err != nil {
+	rev1, err := artifacts.Publish("rev-1", map[string]string{"evals/cases.jsonl": strings.Join(lines, "")})
+	if err != nil {
+		return err
+	}
+	if err := b.setArtifact(ctx, repo, rev1); err != nil {
 		return err
 	}
 	ts := &v1alpha1.Testset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
@@ -126,11 +122,22 @@ func (b *bench) testsetRun(ctx context.Context, tab *table, n int) error {
 	tab.add(label+"manager's peak RSS (VmHWM) above idle (goal: at most 40 MiB)", mib(mem.Peak-idle.Peak),
 		fmt.Sprintf("idle peak %s, peak while syncing %s", mib(idle.Peak), mib(mem.Peak)), "")
 
+	return b.testsetEdits(ctx, tab, label, artifacts, repo, ts, lines)
+}
+
+// testsetEdits measures the calls of a one-testcase edit of the synced
+// Testset ts, and of an unchanged resync.
+func (b *bench) testsetEdits(ctx context.Context, tab *table, label string, artifacts *framework.ArtifactServer,
+	repo *sourcev1.GitRepository, ts *v1alpha1.Testset, lines []string) error {
+	n := len(lines)
 	before := b.callCounts()
 	digest := ts.Status.Digest
-	start = time.Now()
+	start := time.Now()
 	edited := strings.Join(lines[:n/2], "") + testcaseLine(n/2, *flagTestsetBytes, "edited") + strings.Join(lines[n/2+1:], "")
-	rev2 := artifacts.publish("rev-2", edited)
+	rev2, err := artifacts.Publish("rev-2", map[string]string{"evals/cases.jsonl": edited})
+	if err != nil {
+		return err
+	}
 	if err := b.setArtifact(ctx, repo, rev2); err != nil {
 		return err
 	}
@@ -276,45 +283,4 @@ func (b *bench) callDelta(before map[string]int) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// artifactServer serves artifacts as Flux's source-controller does.
-type artifactServer struct {
-	*httptest.Server
-	mu    sync.Mutex
-	blobs map[string][]byte
-}
-
-func newArtifactServer() *artifactServer {
-	a := &artifactServer{blobs: map[string][]byte{}}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.mu.Lock()
-		blob, ok := a.blobs[r.URL.Path]
-		a.mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		_, _ = w.Write(blob)
-	}))
-	return a
-}
-
-// publish serves cases as evals/cases.jsonl of revision's artifact.
-func (a *artifactServer) publish(revision, cases string) *fluxmeta.Artifact {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	_ = tw.WriteHeader(&tar.Header{Name: "evals/cases.jsonl", Mode: 0o644, Size: int64(len(cases)), Typeflag: tar.TypeReg})
-	_, _ = tw.Write([]byte(cases))
-	_ = tw.Close()
-	_ = zw.Close()
-	path := "/gitrepository/bench/" + revision + ".tar.gz"
-	a.mu.Lock()
-	a.blobs[path] = buf.Bytes()
-	a.mu.Unlock()
-	sum := sha256.Sum256(buf.Bytes())
-	size := int64(buf.Len())
-	return &fluxmeta.Artifact{URL: a.URL + path, Path: path, Revision: revision,
-		Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: &size, LastUpdateTime: metav1.Now()}
 }

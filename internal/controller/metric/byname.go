@@ -55,7 +55,9 @@ func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remo
 	if canCreate && !m.CreatePending() {
 		// The mark goes before the list: a crash between the list and the
 		// create is then settled from the service's list, as any cut-off create.
-		mark := func(ctx context.Context) error { return r.markPending(ctx, m, conn.Endpoint) }
+		mark := func(ctx context.Context) error {
+			return kit.MarkPending(ctx, r.Client, r.Clock, m, conn.Endpoint, m.Spec.DeletesRemote())
+		}
 		if err := c.BeforeCreate(ctx, mark); err != nil {
 			return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 		}

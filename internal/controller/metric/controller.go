@@ -18,11 +18,8 @@ package metric
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -120,7 +117,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 	guarded := false
 	guard := func(ctx context.Context) error {
 		guarded = true
-		return r.markPending(ctx, m, conn.Endpoint)
+		return kit.MarkPending(ctx, r.Client, r.Clock, m, conn.Endpoint, m.Spec.DeletesRemote())
 	}
 	// Once the create is marked pending, see it through to its answer even
 	// when the manager is stopping (a rolling update): cancelling it mid-flight
@@ -156,28 +153,6 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
 	return kit.Ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.Every(conn.DriftInterval).Requeue(m.UID), nil
-}
-
-// markPending records the create-pending annotation, and the finalizer
-// where the policy wants it, before a create that could leave a duplicate.
-// Update, not Patch: it fails on a stale resourceVersion, so two workers
-// holding different views of this Metric cannot both send the create. The
-// same write adds the finalizer: from here on a remote Metric may exist.
-func (r *Reconciler) markPending(ctx context.Context, m *v1alpha1.Metric, endpoint string) error {
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations[v1alpha1.CreatePendingAnnotation] = r.Clock.Now().UTC().Format(time.RFC3339)
-	m.Annotations[v1alpha1.ServiceAnnotation] = endpoint
-	if m.Spec.DeletesRemote() {
-		controllerutil.AddFinalizer(m, v1alpha1.MetricFinalizer)
-	}
-	if err := r.Client.Update(ctx, m); err != nil {
-		delete(m.Annotations, v1alpha1.CreatePendingAnnotation)
-		delete(m.Annotations, v1alpha1.ServiceAnnotation)
-		return fmt.Errorf("recording the pending create: %w", err)
-	}
-	return nil
 }
 
 // recordLocalID records the id of a create that cannot have left a

@@ -53,36 +53,14 @@ func wantsFinalizer(conn *remote.Connection, m *v1alpha1.Metric) bool {
 }
 
 // syncFinalizer adds the finalizer to a Metric that has, or may have, a
-// remote Metric without it (adopted, or replaced without its metadata), and
-// removes it where it has no use (policy Orphan, standalone mode). A Metric
-// that is right already costs no write. A new Metric gets it with its
-// create-pending mark instead, in the same write.
+// remote Metric without it, and removes it where it has no use (policy
+// Orphan, standalone mode); see kit.SyncFinalizer.
 func (r *Reconciler) syncFinalizer(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric) error {
-	has := controllerutil.ContainsFinalizer(m, v1alpha1.MetricFinalizer)
-	switch {
-	case has && !wantsFinalizer(conn, m):
-		return r.patchFinalizer(ctx, m, controllerutil.RemoveFinalizer)
-	case !has && wantsFinalizer(conn, m) && mayHaveRemote(m):
-		return r.patchFinalizer(ctx, m, controllerutil.AddFinalizer)
-	}
-	return nil
+	return kit.SyncFinalizer(ctx, r.Client, m, wantsFinalizer(conn, m), mayHaveRemote(m))
 }
 
 func mayHaveRemote(m *v1alpha1.Metric) bool {
 	return m.RecordedID() != "" || m.CreatePending()
-}
-
-// patchFinalizer adds or removes the finalizer with a patch that fails on a
-// stale resourceVersion, so that it never overwrites another's finalizers.
-func (r *Reconciler) patchFinalizer(ctx context.Context, m *v1alpha1.Metric,
-	edit func(client.Object, string) bool) error {
-	before := m.DeepCopy()
-	edit(m, v1alpha1.MetricFinalizer)
-	err := r.Client.Patch(ctx, m, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("updating the finalizers: %w", err)
-	}
-	return nil
 }
 
 // finalize runs while a Metric carrying the finalizer is being deleted: it
@@ -251,7 +229,7 @@ func (r *Reconciler) crdRemoved(ctx context.Context) (bool, error) {
 // release removes the finalizer, letting the object go, and says why in an
 // event. The object is gone or about to be: no status is written.
 func (r *Reconciler) release(ctx context.Context, m *v1alpha1.Metric, eventType, reason, message string) (ctrl.Result, error) {
-	if err := r.patchFinalizer(ctx, m, controllerutil.RemoveFinalizer); err != nil {
+	if err := kit.PatchFinalizer(ctx, r.Client, m, controllerutil.RemoveFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.sent.forget(m.UID)

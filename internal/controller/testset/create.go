@@ -23,7 +23,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -64,7 +63,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 	guarded := false
 	guard := func(ctx context.Context) error {
 		guarded = true
-		return r.markPending(ctx, t, conn.Endpoint)
+		return kit.MarkPending(ctx, r.Client, r.Clock, t, conn.Endpoint, t.Spec.DeletesRemote())
 	}
 	// See a create marked pending through to its answer even while the
 	// manager stops; the request's own timeout bounds it.
@@ -101,27 +100,6 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 		return "", kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
 	return got.ID, kit.Outcome{}, ctrl.Result{}, nil
-}
-
-// markPending records the create-pending annotation, the service, and the
-// finalizer where the policy wants it, with one update that fails on a
-// stale resourceVersion: two workers holding different views of this
-// Testset cannot both send the create.
-func (r *Reconciler) markPending(ctx context.Context, t *v1alpha1.Testset, endpoint string) error {
-	if t.Annotations == nil {
-		t.Annotations = map[string]string{}
-	}
-	t.Annotations[v1alpha1.CreatePendingAnnotation] = r.Clock.Now().UTC().Format(time.RFC3339)
-	t.Annotations[v1alpha1.ServiceAnnotation] = endpoint
-	if t.Spec.DeletesRemote() {
-		controllerutil.AddFinalizer(t, v1alpha1.MetricFinalizer)
-	}
-	if err := r.Client.Update(ctx, t); err != nil {
-		delete(t.Annotations, v1alpha1.CreatePendingAnnotation)
-		delete(t.Annotations, v1alpha1.ServiceAnnotation)
-		return fmt.Errorf("recording the pending create: %w", err)
-	}
-	return nil
 }
 
 // recordID writes id to the testset-id annotation and drops create-pending,

@@ -54,7 +54,7 @@ func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr
 			"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
 	}
 	r.synced.forget(t.UID)
-	return ctrl.Result{}, r.patchFinalizer(ctx, t, controllerutil.RemoveFinalizer)
+	return ctrl.Result{}, kit.PatchFinalizer(ctx, r.Client, t, controllerutil.RemoveFinalizer)
 }
 
 // deleteRemote deletes remote Testset id; a zero outcome once it is gone.

@@ -23,8 +23,6 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -134,29 +132,9 @@ func wantsFinalizer(conn *remote.Connection, t *v1alpha1.Testset) bool {
 }
 
 // syncFinalizer adds the finalizer to a Testset that has, or may have, a
-// remote Testset (adopted, or replaced without its metadata), and removes it
-// where it has no use. A new Testset gets it with its create-pending mark.
+// remote Testset, and removes it where it has no use; see kit.SyncFinalizer.
 func (r *Reconciler) syncFinalizer(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset) error {
-	has := controllerutil.ContainsFinalizer(t, v1alpha1.MetricFinalizer)
-	switch {
-	case has && !wantsFinalizer(conn, t):
-		return r.patchFinalizer(ctx, t, controllerutil.RemoveFinalizer)
-	case !has && wantsFinalizer(conn, t) && mayHaveRemote(t):
-		return r.patchFinalizer(ctx, t, controllerutil.AddFinalizer)
-	}
-	return nil
-}
-
-// patchFinalizer adds or removes the finalizer with a patch that fails on a
-// stale resourceVersion, so that it never overwrites another's finalizers.
-func (r *Reconciler) patchFinalizer(ctx context.Context, t *v1alpha1.Testset, edit func(client.Object, string) bool) error {
-	before := t.DeepCopy()
-	edit(t, v1alpha1.MetricFinalizer)
-	err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("updating the finalizers: %w", err)
-	}
-	return nil
+	return kit.SyncFinalizer(ctx, r.Client, t, wantsFinalizer(conn, t), mayHaveRemote(t))
 }
 
 // badData is the outcome of a source that holds bad data, or nil.
