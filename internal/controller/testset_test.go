@@ -19,6 +19,7 @@ package controller_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -308,6 +309,22 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(up.DeletedTestsets()).To(HaveLen(1))
 		_, held := up.Testset(up.DeletedTestsets()[0])
 		Expect(held).To(BeFalse())
+	})
+
+	It("sweeps again when a testcase it updates was deleted meanwhile, instead of taking the Testset for gone", func() {
+		startManager(up.opts)
+		t := newTestset(ns, "raced", inline(`{"id":"a","answer":"1"}`, `{"id":"b","answer":"2"}`))
+		Expect(k8s.Create(rootCtx, t)).To(Succeed())
+		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+
+		up.InjectFaults(evalapitest.OpUpdateTestcase, evalapitest.Status(http.StatusNotFound))
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(t), t)).To(Succeed())
+		t.Spec.Inline[0] = runtime.RawExtension{Raw: []byte(`{"id":"a","answer":"one"}`)}
+		Expect(k8s.Update(rootCtx, t)).To(Succeed())
+		Eventually(func() map[string]string { return remoteAnswers(up, t.Status.ID) }).Should(HaveKeyWithValue("a", "one"))
+		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonSynced))
+		Expect(up.Calls(evalapitest.OpUpdateTestcase)).To(Equal(2))
+		Expect(up.Calls(evalapitest.OpCreateTestset)).To(Equal(1))
 	})
 
 	It("retries a failed testcase create and finishes the set without duplicates", func() {

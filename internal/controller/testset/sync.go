@@ -159,7 +159,13 @@ func apply(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1a
 		}
 	}
 	for _, u := range plan.Update {
-		if err := c.UpdateTestcase(ctx, u.ID, u.Data); err != nil {
+		err := c.UpdateTestcase(ctx, u.ID, u.Data)
+		if remote.FailureOf(err) == remote.NotFound {
+			// Deleted outside the cluster since the sweep: the testcase is
+			// gone, not the Testset. The next attempt sweeps again.
+			return fmt.Errorf("testcase %s was deleted outside the cluster during the sync; sweeping again", u.ID)
+		}
+		if err != nil {
 			return err
 		}
 	}
