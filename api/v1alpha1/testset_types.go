@@ -134,14 +134,15 @@ type TestsetSpec struct {
 	// +required
 	KeyField FieldName `json:"keyField"`
 
-	// inline are the testcases' data, JSON objects, for a small set.
+	// inline are the testcases' data, JSON objects, for a small set. An
+	// empty list is an empty set: a Testset created through the REST API
+	// starts with one, and keeps the testcases the API adds here.
 	// +optional
-	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=500
 	// +listType=atomic
 	// +kubebuilder:validation:items:Type=object
 	// +kubebuilder:pruning:PreserveUnknownFields
-	Inline []runtime.RawExtension `json:"inline,omitempty"`
+	Inline []runtime.RawExtension `json:"inline,omitzero"`
 
 	// configMapRef takes the testcases from a ConfigMap key, as JSON Lines.
 	// +optional

@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
@@ -101,3 +103,40 @@ func Canonical(data []byte) []byte {
 
 // SameJSON reports whether a and b are the same JSON value.
 func SameJSON(a, b []byte) bool { return bytes.Equal(Canonical(a), Canonical(b)) }
+
+// TestsetResponseOf is t as the service answers it: its remote id and its
+// own fields, the JSON Schema defaulted as the create sends it.
+func TestsetResponseOf(t *v1alpha1.Testset) evalapi.Testset {
+	req := TestsetRequestFor(&t.Spec)
+	return evalapi.Testset{ID: t.RecordedID(), Name: req.Name, Description: req.Description,
+		JSONSchema: req.JSONSchema, FieldMapping: req.FieldMapping}
+}
+
+// ApplyTestsetUpdate sets the fields u sends in s; a field u leaves out
+// keeps its value. A create's request is an update that sends every field.
+func ApplyTestsetUpdate(s *v1alpha1.TestsetSpec, u evalapi.TestsetUpdate) {
+	if u.Name != nil {
+		s.Name = v1alpha1.LineText(*u.Name)
+	}
+	if u.Description != nil {
+		s.Description = v1alpha1.Text(*u.Description)
+	}
+	if u.JSONSchema != nil {
+		s.JSONSchema = &runtime.RawExtension{Raw: slices.Clone(u.JSONSchema)}
+	}
+	if m := u.FieldMapping; m != nil {
+		s.FieldMapping = v1alpha1.TestsetFieldMapping{
+			Inputs: fieldNames(m.Inputs), Expected: fieldNames(m.Expected), Metadata: fieldNames(m.Metadata)}
+	}
+}
+
+func fieldNames(names []string) []v1alpha1.FieldName {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.FieldName, len(names))
+	for i, n := range names {
+		out[i] = v1alpha1.FieldName(n)
+	}
+	return out
+}

@@ -87,9 +87,7 @@ func (c *Client) CreateTestcases(ctx context.Context, key APIKey, testsetID stri
 	for i, d := range data {
 		req.Items[i] = TestcaseData{JSONData: d}
 	}
-	var created struct {
-		Items []Testcase `json:"items"`
-	}
+	var created CreateTestcasesResponse
 	err := c.call(ctx, key, call{
 		op:       opCreateTestcases,
 		method:   http.MethodPost,

@@ -83,6 +83,11 @@ type CreateTestcasesRequest struct {
 	Items []TestcaseData `json:"items"`
 }
 
+// CreateTestcasesResponse is the answer to a testcases create.
+type CreateTestcasesResponse struct {
+	Items []Testcase `json:"items"`
+}
+
 // Page is one page of a list, in the order the service lists.
 type Page[T any] struct {
 	Data []T `json:"data"`

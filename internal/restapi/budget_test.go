@@ -46,7 +46,7 @@ func expectQuotaRefusal(rep reply) {
 var _ = Describe("A tenant's budget", func() {
 	It("refuses a create past the namespace's budget of the kind before writing, and counts kinds apart", func() {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = Budget{Metrics: 2, TestsetDeletions: 1, TestcaseDeletions: 1}
+			o.Budget = Budget{Metrics: 2, Testsets: 1, TestsetDeletions: 1, TestcaseDeletions: 1}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
@@ -66,6 +66,11 @@ var _ = Describe("A tenant's budget", func() {
 		Eventually(func() (int, error) { return cachedLen(t.namespace, &evaluationv1alpha1.TestcaseDeletionList{}) }).Should(Equal(1))
 		expectQuotaRefusal(post(bulk, `{"ids":["b"]}`))
 		Expect(cachedLen(t.namespace, &evaluationv1alpha1.TestcaseDeletionList{})).To(Equal(1), "nothing written past the budget")
+
+		Expect(post(testsetsPath, qaTestset).status).To(Equal(http.StatusCreated))
+		Eventually(func() (int, error) { return cachedLen(t.namespace, &evaluationv1alpha1.TestsetList{}) }).Should(Equal(1))
+		expectQuotaRefusal(post(testsetsPath, qaTestset))
+		Expect(cachedLen(t.namespace, &evaluationv1alpha1.TestsetList{})).To(Equal(1), "nothing written past the budget")
 	})
 
 	It("counts creates sent together, and those the cache does not show yet: never one past the budget", func() {

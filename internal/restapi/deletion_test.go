@@ -146,7 +146,8 @@ var _ = Describe("Routing", func() {
 		Entry("PUT metrics", http.MethodPut, projectPath, "GET, POST"),
 		Entry("POST a metric", http.MethodPost, BasePath+"/metrics/met-1", "DELETE, GET, PATCH"),
 		Entry("GET bulk-delete", http.MethodGet, bulkDeletePath, "POST"),
-		Entry("POST a testset", http.MethodPost, BasePath+"/testsets/ts-1", "DELETE"),
+		Entry("POST a testset", http.MethodPost, BasePath+"/testsets/ts-1", "DELETE, GET, PATCH"),
+		Entry("DELETE a testcase", http.MethodDelete, BasePath+"/testcases/ts-1.a", "GET, PUT"),
 		Entry("DELETE the document", http.MethodDelete, routeOpenAPI, "GET, HEAD"),
 	)
 

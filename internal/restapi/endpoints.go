@@ -113,7 +113,8 @@ func createMetric() *endpoint {
 		},
 		fields:  specFields(nil),
 		succeed: createdMetric,
-		local:   &localCreate{complete: assignMetricID, answer: createdMetric, readable: true},
+		local: &localCreate{complete: assignID(evaluationv1alpha1.MetricIDAnnotation, remote.NewMetricID),
+			answer: createdMetric, readable: true},
 	}
 }
 
@@ -121,18 +122,20 @@ func createdMetric(obj client.Object) response {
 	return response{status: http.StatusCreated, body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 }
 
-// assignMetricID records a new id where the reconciler reads it, the
-// metric-id annotation: the reconciler then only fills status from the
-// spec, with the values metricResponse answers already (the service's
-// defaults under this id).
-func assignMetricID(obj client.Object) {
-	annotations := obj.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
+// assignID returns what records a new id (from newID) where the
+// reconciler reads it, the annotation idAnnotation: the reconciler then only
+// fills status from the spec, with the values the answer gives already (the
+// service's defaults under this id).
+func assignID(idAnnotation string, newID func() string) func(client.Object) {
+	return func(obj client.Object) {
+		annotations := obj.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[idAnnotation] = newID()
+		annotations[evaluationv1alpha1.ServiceAnnotation] = remote.Standalone
+		obj.SetAnnotations(annotations)
 	}
-	annotations[evaluationv1alpha1.MetricIDAnnotation] = remote.NewMetricID()
-	annotations[evaluationv1alpha1.ServiceAnnotation] = remote.Standalone
-	obj.SetAnnotations(annotations)
 }
 
 // updatedMetric is PATCH /metrics/{metricId} once it has updated the spec:

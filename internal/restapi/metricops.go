@@ -30,6 +30,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -41,17 +42,18 @@ import (
 	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
-// The operations on existing Metrics read them from the manager's cache,
-// through two field indexes, so that no request lists from the API server.
+// The operations on existing Metrics (and Testsets, testsets.go) read them
+// from the manager's cache, through two field indexes, so that no request
+// lists from the API server.
 // A Metric is in the API once it records a remote id (Metric.RecordedID),
 // however it was made: through the API or with kubectl. On a standalone
 // service the server records the id in the metric-id annotation when it
 // creates a Metric, and answers before the reconciler copies it to status.
 const (
-	// projectIndex indexes Metrics with a remote id by spec.projectId; the
-	// cache keys it by namespace too.
+	// projectIndex indexes Metrics and Testsets with a remote id by
+	// spec.projectId; the cache keys it by namespace too.
 	projectIndex = "restapi.spec.projectId"
-	// remoteIDIndex indexes Metrics by their recorded remote id.
+	// remoteIDIndex indexes them by their recorded remote id.
 	remoteIDIndex = "restapi.remoteID"
 )
 
@@ -61,30 +63,46 @@ const (
 	maxPageSize     = 100
 )
 
-// indexedCaches are the caches whose Metrics are indexed already: servers
-// sharing a manager share its indexes, which can be added only once.
+// indexedCaches are the caches whose Metrics and Testsets are indexed
+// already: servers sharing a manager share its indexes, which can be added
+// only once.
 var indexedCaches sync.Map
 
-// indexMetrics adds the indexes to c, once per cache.
-func indexMetrics(ctx context.Context, c cache.Cache) error {
+// indexResources adds the indexes of Metrics and Testsets to c, once per
+// cache. Each kind is indexed only once it is in the API.
+func indexResources(ctx context.Context, c cache.Cache) error {
 	if _, done := indexedCaches.LoadOrStore(c, struct{}{}); done {
 		return nil
 	}
-	idOf := (*evaluationv1alpha1.Metric).RecordedID
-	byProject := func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) }
-	for name, value := range map[string]func(*evaluationv1alpha1.Metric) string{
-		remoteIDIndex: idOf, projectIndex: byProject,
-	} {
-		err := c.IndexField(ctx, &evaluationv1alpha1.Metric{}, name, func(o client.Object) []string {
-			m := o.(*evaluationv1alpha1.Metric)
-			if !inAPI(m) {
-				return nil
+	metric := func(value func(*evaluationv1alpha1.Metric) string) client.IndexerFunc {
+		return func(o client.Object) []string {
+			if m := o.(*evaluationv1alpha1.Metric); inAPI(m) {
+				return []string{value(m)}
 			}
-			return []string{value(m)}
-		})
-		if err != nil {
+			return nil
+		}
+	}
+	testset := func(value func(*evaluationv1alpha1.Testset) string) client.IndexerFunc {
+		return func(o client.Object) []string {
+			if t := o.(*evaluationv1alpha1.Testset); t.RecordedID() != "" {
+				return []string{value(t)}
+			}
+			return nil
+		}
+	}
+	for _, ix := range []struct {
+		obj   client.Object
+		name  string
+		value client.IndexerFunc
+	}{
+		{&evaluationv1alpha1.Metric{}, remoteIDIndex, metric((*evaluationv1alpha1.Metric).RecordedID)},
+		{&evaluationv1alpha1.Metric{}, projectIndex, metric(func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) })},
+		{&evaluationv1alpha1.Testset{}, remoteIDIndex, testset((*evaluationv1alpha1.Testset).RecordedID)},
+		{&evaluationv1alpha1.Testset{}, projectIndex, testset(func(t *evaluationv1alpha1.Testset) string { return string(t.Spec.ProjectID) })},
+	} {
+		if err := c.IndexField(ctx, ix.obj, ix.name, ix.value); err != nil {
 			indexedCaches.Delete(c)
-			return fmt.Errorf("indexing Metrics by %s: %w", name, err)
+			return fmt.Errorf("indexing %T by %s: %w", ix.obj, ix.name, err)
 		}
 	}
 	return nil
@@ -132,7 +150,7 @@ func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
-	if e := refusedByPolicy(m, evaluationv1alpha1.ManagementUpdate); e != nil {
+	if e := refusedByPolicy(metricKind, &m.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
 		return e.response()
 	}
 	if m, err = s.patchSpec(r.Context(), m, u); err != nil {
@@ -205,24 +223,30 @@ func (s *Server) deleteMetric(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
-	if e := refusedByPolicy(m, evaluationv1alpha1.ManagementDelete); e != nil {
+	return s.deleteObject(r.Context(), updatedMetric(), m, &m.Spec)
+}
+
+// deleteObject deletes obj, of ep's kind and under the managementPolicies
+// of spec, and answers once it is gone, that is once its deletion policy
+// has run.
+func (s *Server) deleteObject(ctx context.Context, ep *endpoint, obj evaluationv1alpha1.Object, spec policed) response {
+	if e := refusedByPolicy(ep.kind, spec, evaluationv1alpha1.ManagementDelete); e != nil {
 		return e.response()
 	}
-	uid := m.UID
-	err = s.opts.Client.Delete(r.Context(), m, client.Preconditions{UID: &uid})
-	noteWrite(r.Context(), err)
+	uid := obj.GetUID()
+	err := s.opts.Client.Delete(ctx, obj, client.Preconditions{UID: &uid})
+	noteWrite(ctx, err)
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) { // gone already, or replaced
-		return s.failure(metricKind, writeError(specFields(nil), err, "deleting the Metric"))
+		return s.failure(ep.kind, writeError(ep.fields, err, "deleting the "+ep.kind))
 	}
-	ep := updatedMetric()
-	return s.waitFor(r.Context(), ep, client.ObjectKeyFromObject(m), func(obj evaluationv1alpha1.Object) (response, bool, string) {
+	return s.waitFor(ctx, ep, client.ObjectKeyFromObject(obj), func(obj evaluationv1alpha1.Object) (response, bool, string) {
 		if obj == nil || obj.GetUID() != uid {
 			return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: true}}, true, ""
 		}
 		_, v, reason := judge(ep, obj)
-		if v == refused || v == stuck { // the finalizer stalled: the remote Metric may still exist
+		if v == refused || v == stuck { // the finalizer stalled: the remote copy may still exist
 			return newAPIError(http.StatusBadGateway, CodeUpstreamError,
-				"Deleting the Metric needs the attention of the cluster's administrator",
+				"Deleting the "+ep.kind+" needs the attention of the cluster's administrator",
 				resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), reason)).response(), true, reason
 		}
 		return response{}, false, reason
@@ -248,14 +272,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 		return s.failure(metricKind, fmt.Errorf("listing Metrics from the cache: %w", err))
 	}
 	items := list.Items
-	slices.SortFunc(items, func(a, b evaluationv1alpha1.Metric) int { return positionOf(&a).compare(positionOf(&b)) })
-	start := 0
-	if after != nil {
-		start = len(items)
-		if i := slices.IndexFunc(items, func(m evaluationv1alpha1.Metric) bool { return positionOf(&m).compare(*after) > 0 }); i >= 0 {
-			start = i
-		}
-	}
+	start := pageStart(items, after)
 	end := pageEnd(items, start, min(start+limit, len(items)))
 	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, end-start), HasMore: end < len(items)}
 	for i := range items[start:end] {
@@ -298,32 +315,46 @@ const metricKind = "Metric"
 // findMetric returns the Metric of namespace whose remote id is id.
 // Another namespace's Metric is not found either: a key cannot even learn
 // that it exists.
+func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Metric, error) {
+	var m *evaluationv1alpha1.Metric
+	err := s.lookUp(ctx, metricKind, namespace, func() (found bool, err error) {
+		m, err = s.metricWithID(ctx, namespace, id)
+		return m != nil, err
+	})
+	if err == nil && m == nil {
+		err = metricNotFound()
+	}
+	return m, err
+}
+
+// lookUp runs look, which reads the cache, until it finds what it looks
+// for, an object of kind in namespace.
 //
 // A miss waits up to missGrace for the cache to show it: with several
 // replicas, the one that answered the create (or the leader that set the
 // id) may be a moment ahead of this one's watch, and a client that creates
 // and then deletes through a Service must not get a 404 in between.
-func (s *Server) findMetric(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Metric, error) {
+func (s *Server) lookUp(ctx context.Context, kind, namespace string, look func() (bool, error)) error {
 	s.unseen.wait(ctx, namespace)
-	if m, err := s.metricWithID(ctx, namespace, id); m != nil || err != nil {
-		return m, err
+	if found, err := look(); found || err != nil {
+		return err
 	}
-	key := waitKey{kind: metricKind, NamespacedName: types.NamespacedName{Namespace: namespace}}
+	key := waitKey{kind: kind, NamespacedName: types.NamespacedName{Namespace: namespace}}
 	changed := s.waiters.add(key)
 	defer s.waiters.remove(key, changed)
 	timer := time.NewTimer(missGrace)
 	defer timer.Stop()
 	for {
 		// Looked up after registering, so no change is missed in between.
-		if m, err := s.metricWithID(ctx, namespace, id); m != nil || err != nil {
-			return m, err
+		if found, err := look(); found || err != nil {
+			return err
 		}
 		select {
 		case <-changed:
 		case <-timer.C:
-			return nil, metricNotFound()
+			return nil
 		case <-ctx.Done():
-			return nil, metricNotFound()
+			return nil
 		}
 	}
 }
@@ -349,16 +380,33 @@ func metricNotFound() *apiError {
 	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Metric has this id", nil)
 }
 
-// position is a Metric's place in a list: newest first by creation time,
-// then by uid (not the name, which a cursor would show to the client). A cursor is the position of the last Metric of a page, so
-// the next page starts after it however many Metrics were added since.
+// position is an object's place in a list: newest first by creation time,
+// then by uid (not the name, which a cursor would show to the client). A
+// cursor is the position of the last object of a page, so the next page
+// starts after it however many objects were added since.
 type position struct {
 	Created int64  `json:"c"`
 	UID     string `json:"u"`
 }
 
-func positionOf(m *evaluationv1alpha1.Metric) position {
-	return position{Created: m.CreationTimestamp.Unix(), UID: string(m.UID)}
+func positionOf(o metav1.Object) position {
+	return position{Created: o.GetCreationTimestamp().Unix(), UID: string(o.GetUID())}
+}
+
+// pageStart sorts items in list order and returns the index of the first
+// one after the position after (nil: the first page).
+func pageStart[T any, PT interface {
+	*T
+	metav1.Object
+}](items []T, after *position) int {
+	slices.SortFunc(items, func(a, b T) int { return positionOf(PT(&a)).compare(positionOf(PT(&b))) })
+	if after == nil {
+		return 0
+	}
+	if i := slices.IndexFunc(items, func(o T) bool { return positionOf(PT(&o)).compare(*after) > 0 }); i >= 0 {
+		return i
+	}
+	return len(items)
 }
 
 // compare orders positions as the list does.

@@ -26,15 +26,21 @@ import (
 // not allow (action Update for a PATCH, Delete for a DELETE), given before
 // anything is written: the cluster would otherwise accept a change the
 // operator never sends to the service, or drop the object and keep the
-// remote Metric, a silent success either way.
-func refusedByPolicy(m *evaluationv1alpha1.Metric, action evaluationv1alpha1.ManagementAction) *apiError {
-	if m.Spec.Allows(action) {
+// remote copy, a silent success either way. kind names the object's kind.
+func refusedByPolicy(kind string, spec policed, action evaluationv1alpha1.ManagementAction) *apiError {
+	if spec.Allows(action) {
 		return nil
 	}
 	e := newAPIError(http.StatusForbidden, CodeForbidden,
-		"The Metric's managementPolicies "+m.Spec.PoliciesString()+" do not allow "+string(action)+
-			": the cluster only mirrors this Metric; change it where it is managed",
-		map[string]any{"managementPolicies": m.Spec.PoliciesString(), "action": string(action)})
+		"The "+kind+"'s managementPolicies "+spec.PoliciesString()+" do not allow "+string(action)+
+			": the cluster only mirrors this "+kind+"; change it where it is managed",
+		map[string]any{"managementPolicies": spec.PoliciesString(), "action": string(action)})
 	e.header = http.Header{ShouldRetryHeader: {"false"}}
 	return e
+}
+
+// policed is the spec of a kind under managementPolicies.
+type policed interface {
+	Allows(evaluationv1alpha1.ManagementAction) bool
+	PoliciesString() string
 }

@@ -39,6 +39,9 @@ const (
 	routeMetric     = BasePath + "/metrics/{metricId}"
 	routeBulkDelete = BasePath + "/testcases/bulk-delete"
 	routeTestset    = BasePath + "/testsets/{testsetId}"
+	routeTestsets   = BasePath + "/projects/{projectId}/testsets"
+	routeTestcases  = BasePath + "/testsets/{testsetId}/testcases"
+	routeTestcase   = BasePath + "/testcases/{testcaseId}"
 	routeOpenAPI    = BasePath + "/openapi.json"
 	routeUnmatched  = "unmatched"
 )
@@ -52,9 +55,18 @@ type operation struct {
 // operations are every route and method the server serves: the API's
 // operations and its OpenAPI document.
 func (s *Server) operations(openAPI []byte) []operation {
-	ops := make([]operation, 0, len(s.endpoints)+7)
+	// Where the namespace may hold the object a deletion names, the cluster
+	// serves the request first; the endpoint serves the rest.
+	first := map[string]func(fallback http.Handler) http.Handler{
+		routeTestset: s.deleteTestsetObject, routeBulkDelete: s.bulkDeleteInCluster,
+	}
+	ops := make([]operation, 0, len(s.endpoints)+15)
 	for _, ep := range s.endpoints {
-		ops = append(ops, operation{ep.route, ep.method, s.serve(ep)})
+		h := s.serve(ep)
+		if wrap := first[ep.route]; wrap != nil {
+			h = wrap(h)
+		}
+		ops = append(ops, operation{ep.route, ep.method, h})
 	}
 	answer := func(h func(w http.ResponseWriter, r *http.Request) response) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w, r, h(w, r)) })
@@ -65,6 +77,13 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeMetric, http.MethodGet, answer(s.getMetric)},
 		operation{routeMetric, http.MethodPatch, answer(s.updateMetric)},
 		operation{routeMetric, http.MethodDelete, answer(s.deleteMetric)},
+		operation{routeTestsets, http.MethodGet, answer(s.listTestsets)},
+		operation{routeTestset, http.MethodGet, answer(s.getTestset)},
+		operation{routeTestset, http.MethodPatch, answer(s.updateTestset)},
+		operation{routeTestcases, http.MethodGet, answer(s.listTestcases)},
+		operation{routeTestcases, http.MethodPost, answer(s.createTestcases)},
+		operation{routeTestcase, http.MethodGet, answer(s.getTestcase)},
+		operation{routeTestcase, http.MethodPut, answer(s.updateTestcase)},
 		operation{routeOpenAPI, http.MethodGet, serveJSON(openAPI)},
 		operation{routeOpenAPI, http.MethodHead, serveJSON(openAPI)},
 	)

@@ -52,7 +52,7 @@ import (
 // installers grant only with the REST server on: no marker here, so the
 // generated config/rbac/role.yaml is what the manager needs without it.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=list;watch
-// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=metrics;testsets,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=testsetdeletions;testcasedeletions,verbs=get;list;watch;delete
 
 // Defaults of Options.
@@ -219,7 +219,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := indexMetrics(context.Background(), opts.Cache); err != nil {
+	if err := indexResources(context.Background(), opts.Cache); err != nil {
 		return nil, err
 	}
 	doc, err := OpenAPIDocument()
@@ -235,7 +235,7 @@ func New(opts Options) (*Server, error) {
 		unseen:  newUnseen(opts.SyncTimeout),
 		admission: newAdmission(opts.MaxInflight, budget{qps: opts.TenantQPS, burst: opts.TenantBurst},
 			budget{qps: opts.TenantReadQPS, burst: opts.TenantReadBurst}, opts.Now),
-		endpoints: []*endpoint{createMetric(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
+		endpoints: []*endpoint{createMetric(), createTestset(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
 	}
 	s.handler = s.routes(doc)
 	return s, nil

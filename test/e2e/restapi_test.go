@@ -32,6 +32,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -134,6 +135,47 @@ var _ = Describe("The REST server", func() {
 		code, _, err = call(ctx, http.MethodGet, metric, key, "")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusNotFound))
+	})
+
+	It("serves an SDK's testset against a real service: created once there, its testcases synced", func(ctx SpecContext) {
+		upstream := evalapitest.New()
+		DeferCleanup(upstream.Close)
+		ns := newNamespace(ctx, "rest-testsets")
+		createKeySecret(ctx, ns, "rest-key", evalapitest.DefaultKey, true)
+		addr, err := framework.FreeAddr()
+		Expect(err).NotTo(HaveOccurred())
+		startManager(ctx, "manager", "--serve-api="+addr, "--api-url="+upstream.URL())
+		api := "http://" + addr + "/api/v2"
+
+		var code int
+		var answer []byte
+		Eventually(func() (int, error) { // until the server listens and knows the key
+			code, answer, err = send(ctx, http.MethodPost, api+"/projects/proj_ts/testsets", evalapitest.DefaultKey,
+				`{"name":"QA","description":"","jsonSchema":{"type":"object"},
+				"fieldMapping":{"inputs":["question"],"expected":["answer"],"metadata":[]}}`, "e2e-testset")
+			return code, err
+		}).Should(Equal(http.StatusCreated), func() string { return string(answer) })
+		var ts evalapi.Testset
+		Expect(json.Unmarshal(answer, &ts)).To(Succeed())
+		remote, ok := upstream.Testset(ts.ID)
+		Expect(ok).To(BeTrue(), "the answer's id is the service's")
+		Expect(remote.Name).To(Equal("QA"))
+
+		code, answer, err = call(ctx, http.MethodPost, api+"/testsets/"+ts.ID+"/testcases", evalapitest.DefaultKey,
+			`{"items":[{"jsonData":{"question":"2+2?","answer":"4"}},{"jsonData":{"question":"3+3?","answer":"6"}}]}`)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusCreated), string(answer))
+		Expect(upstream.Testcases(ts.ID)).To(HaveLen(2), "answered once the reconciler synced them")
+		for _, c := range upstream.Testcases(ts.ID) {
+			Expect(decodeJSON(c.JSONData)).To(HaveKey("question"))
+		}
+		Expect(upstream.Calls("create_testset")).To(Equal(1))
+
+		code, answer, err = call(ctx, http.MethodDelete, api+"/testsets/"+ts.ID, evalapitest.DefaultKey, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK), string(answer))
+		_, ok = upstream.Testset(ts.ID)
+		Expect(ok).To(BeFalse(), "deleting the resource deleted the service's Testset")
 	})
 })
 

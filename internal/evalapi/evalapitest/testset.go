@@ -218,7 +218,7 @@ func (s *Server) updateTestset(r *http.Request, body []byte, tenant int) (func()
 		}
 		t.testset = b.applied(t.testset)
 		for _, tc := range s.testcasesOf(id) {
-			tc.testcase = derived(t.testset, tc.testcase)
+			tc.testcase = evalapi.Derived(t.testset, tc.testcase)
 		}
 		return reply{http.StatusOK, t.testset}
 	}, reply{}
@@ -307,13 +307,11 @@ func (s *Server) createTestcases(r *http.Request, body []byte, tenant int) (func
 		out := make([]evalapi.Testcase, len(req.Items))
 		for i, item := range req.Items {
 			seq := s.sets.next()
-			tc := derived(t.testset, evalapi.Testcase{ID: fmt.Sprintf("tc_%08d", seq), TestsetID: id, JSONData: compact(item.JSONData)})
+			tc := evalapi.Derived(t.testset, evalapi.Testcase{ID: fmt.Sprintf("tc_%08d", seq), TestsetID: id, JSONData: compact(item.JSONData)})
 			s.sets.testcases[tc.ID] = &storedTestcase{seq: seq, testcase: tc}
 			out[i] = tc
 		}
-		return reply{http.StatusCreated, struct {
-			Items []evalapi.Testcase `json:"items"`
-		}{out}}
+		return reply{http.StatusCreated, evalapi.CreateTestcasesResponse{Items: out}}
 	}, reply{}
 }
 
@@ -379,7 +377,7 @@ func (s *Server) updateTestcase(r *http.Request, body []byte, tenant int) (func(
 			return testcaseNotFound(id)
 		}
 		tc.testcase.JSONData = compact(req.JSONData)
-		tc.testcase = derived(t.testset, tc.testcase)
+		tc.testcase = evalapi.Derived(t.testset, tc.testcase)
 		return reply{http.StatusOK, tc.testcase}
 	}, reply{}
 }
@@ -387,103 +385,6 @@ func (s *Server) updateTestcase(r *http.Request, body []byte, tenant int) (func(
 func isObject(raw json.RawMessage) bool {
 	var v map[string]json.RawMessage
 	return json.Unmarshal(raw, &v) == nil && v != nil
-}
-
-// derived is tc with inputs, expected and validationErrors derived from its
-// data by t's fieldMapping and jsonSchema.
-func derived(t evalapi.Testset, tc evalapi.Testcase) evalapi.Testcase {
-	var data map[string]json.RawMessage
-	_ = json.Unmarshal(tc.JSONData, &data) // an object: checked on the way in
-	pick := func(fields []string) json.RawMessage {
-		out := map[string]json.RawMessage{}
-		for _, f := range fields {
-			if v, ok := data[f]; ok {
-				out[f] = v
-			}
-		}
-		b, _ := json.Marshal(out)
-		return b
-	}
-	tc.Inputs, tc.Expected = pick(t.FieldMapping.Inputs), pick(t.FieldMapping.Expected)
-	tc.ValidationErrors = validateData(t.JSONSchema, data)
-	return tc
-}
-
-// validateData checks data against the top level of schema: required
-// fields, and each property's type and enum. Extra fields are ignored.
-func validateData(schema json.RawMessage, data map[string]json.RawMessage) []evalapi.ValidationError {
-	var sch struct {
-		Required   []string `json:"required"`
-		Properties map[string]struct {
-			Type any   `json:"type"`
-			Enum []any `json:"enum"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(schema, &sch) != nil {
-		return nil
-	}
-	var errs []evalapi.ValidationError
-	for _, f := range sch.Required {
-		if _, ok := data[f]; !ok {
-			errs = append(errs, evalapi.ValidationError{Path: "/data/" + f, Message: "Required field missing"})
-		}
-	}
-	names := make([]string, 0, len(sch.Properties))
-	for name := range sch.Properties {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		raw, ok := data[name]
-		if !ok {
-			continue
-		}
-		var v any
-		_ = json.Unmarshal(raw, &v)
-		p := sch.Properties[name]
-		if !hasType(v, p.Type) {
-			errs = append(errs, evalapi.ValidationError{Path: "/data/" + name, Message: fmt.Sprintf("must be of type %v", p.Type)})
-		}
-		if p.Enum != nil && !slices.ContainsFunc(p.Enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) }) {
-			errs = append(errs, evalapi.ValidationError{Path: "/data/" + name, Message: "must be one of the enum values"})
-		}
-	}
-	return errs
-}
-
-// hasType reports whether v is of the JSON Schema type t: a name, a list of
-// names, or nil for any.
-func hasType(v any, t any) bool {
-	switch t := t.(type) {
-	case nil:
-		return true
-	case []any:
-		return slices.ContainsFunc(t, func(one any) bool { return hasType(v, one) })
-	case string:
-		switch t {
-		case "string":
-			_, ok := v.(string)
-			return ok
-		case "number":
-			_, ok := v.(float64)
-			return ok
-		case "integer":
-			f, ok := v.(float64)
-			return ok && f == float64(int64(f))
-		case "boolean":
-			_, ok := v.(bool)
-			return ok
-		case "object":
-			_, ok := v.(map[string]any)
-			return ok
-		case "array":
-			_, ok := v.([]any)
-			return ok
-		case "null":
-			return v == nil
-		}
-	}
-	return true
 }
 
 func testsetNotFound(id string) reply {
