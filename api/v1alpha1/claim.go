@@ -20,34 +20,76 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Two Metrics of a namespace may name the same remote id (a copied
-// annotation); only one holds it. The reconciler stalls the other and the
-// REST server serves the holder, so both decide with these two rules.
+// Two objects may name the same remote id (a copied annotation); only one
+// holds it. The reconcilers stall the others and the REST server serves the
+// holder, so both decide with these rules.
 
-// IDRefused reports whether m's recorded id is refused: invalid, or held by
-// another Metric (the reconciler stalled m on it). m is never served under it.
-func (m *Metric) IDRefused() bool {
-	c := meta.FindStatusCondition(m.Status.Conditions, ConditionStalled)
-	if c != nil && slices.Contains([]string{ReasonInvalidMetricID, ReasonMetricIDClaimed}, c.Reason) {
+// IDClaim is an object that records a remote id: a Metric or a Testset.
+// +kubebuilder:object:generate=false
+type IDClaim interface {
+	metav1.Object
+	// RecordedID is the id it records: its id annotation, else status.id.
+	RecordedID() string
+	// RecordsID reports whether id is in its id annotation or status.id.
+	RecordsID(id string) bool
+	// IDRefused reports whether its recorded id is refused: invalid, or
+	// held by another object (the reconciler stalled it on that). It is
+	// never served under it.
+	IDRefused() bool
+	// statusID is the id recorded in status: the operator acted on it.
+	statusID() string
+}
+
+// refused reports whether an object with conditions and recorded id is
+// refused its id: stalled for one of reasons, or the id is invalid.
+func refused(conditions []metav1.Condition, id string, reasons ...string) bool {
+	c := meta.FindStatusCondition(conditions, ConditionStalled)
+	if c != nil && slices.Contains(reasons, c.Reason) {
 		return true
 	}
-	return !ValidResourceID(m.RecordedID())
+	return !ValidResourceID(id)
 }
 
-// HoldsIDBefore reports whether m holds its recorded id ahead of o when both
+// HoldsIDBefore reports whether a holds its recorded id ahead of b when both
 // claim the same one: the one that recorded it in status (the operator acted
 // on it) over one that has not; between two alike, the older, then the
-// first by name. So a copied annotation never takes an id from the Metric
+// first by name. So a copied annotation never takes an id from the object
 // that already serves it.
-func (m *Metric) HoldsIDBefore(o *Metric) bool {
-	mHeld, oHeld := m.Status.ID != "", o.Status.ID != ""
-	if mHeld != oHeld {
-		return mHeld
+func HoldsIDBefore(a, b IDClaim) bool {
+	aHeld, bHeld := a.statusID() != "", b.statusID() != ""
+	if aHeld != bHeld {
+		return aHeld
 	}
-	if !m.CreationTimestamp.Equal(&o.CreationTimestamp) {
-		return m.CreationTimestamp.Before(&o.CreationTimestamp)
+	at, bt := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !at.Equal(&bt) {
+		return at.Before(&bt)
 	}
-	return m.Name < o.Name
+	return a.GetName() < b.GetName()
 }
+
+// IDRefused reports whether m's recorded id is refused (IDClaim).
+func (m *Metric) IDRefused() bool {
+	return refused(m.Status.Conditions, m.RecordedID(), ReasonInvalidMetricID, ReasonMetricIDClaimed)
+}
+
+// RecordsID reports whether m records id (IDClaim).
+func (m *Metric) RecordsID(id string) bool {
+	return m.Annotations[MetricIDAnnotation] == id || m.Status.ID == id
+}
+
+func (m *Metric) statusID() string { return m.Status.ID }
+
+// IDRefused reports whether t's recorded id is refused (IDClaim).
+func (t *Testset) IDRefused() bool {
+	return refused(t.Status.Conditions, t.RecordedID(), ReasonInvalidTestsetID, ReasonTestsetIDClaimed)
+}
+
+// RecordsID reports whether t records id (IDClaim).
+func (t *Testset) RecordsID(id string) bool {
+	return t.Annotations[TestsetIDAnnotation] == id || t.Status.ID == id
+}
+
+func (t *Testset) statusID() string { return t.Status.ID }

@@ -156,6 +156,14 @@ const (
 	// person corrects or removes its metric-id annotation. The holder is
 	// unaffected, and named only when it is in the claimant's namespace.
 	ReasonMetricIDClaimed = "MetricIDClaimed"
+	// ReasonInvalidTestsetID: a Testset's recorded remote id (the
+	// testset-id annotation, or status.id) is not a valid id, as
+	// ReasonInvalidMetricID for a Metric.
+	ReasonInvalidTestsetID = "InvalidTestsetID"
+	// ReasonTestsetIDClaimed: another Testset of the cluster holds the same
+	// remote id on the same service, as ReasonMetricIDClaimed for a Metric:
+	// two Testsets would replace each other's testcases.
+	ReasonTestsetIDClaimed = "TestsetIDClaimed"
 	// ReasonConnected: the service answered the connection probe
 	// (GET /projects?limit=1) with the service's key.
 	ReasonConnected = "Connected"

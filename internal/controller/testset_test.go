@@ -209,6 +209,38 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(held2).To(BeFalse())
 	})
 
+	It("refuses a second Testset recording the same remote id: it sends nothing and deletes nothing", func() {
+		startManager(up.opts)
+		holder := newTestset(ns, "holder", inline(`{"id":"a","answer":"1"}`))
+		Expect(k8s.Create(rootCtx, holder)).To(Succeed())
+		Eventually(readyCondition(holder)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		id := holder.Status.ID
+		before := calls(allOps...)
+
+		By("a copy of the manifest with its testset-id annotation and other testcases")
+		copied := newTestset(ns, "copied", inline(`{"id":"z","answer":"26"}`))
+		copied.Annotations = map[string]string{v1alpha1.TestsetIDAnnotation: id}
+		Expect(k8s.Create(rootCtx, copied)).To(Succeed())
+		Eventually(readyCondition(copied)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonTestsetIDClaimed),
+			HaveField("Message", ContainSubstring("Testset holder of this namespace already holds remote id "+id))))
+		Expect(calls(allOps...)).To(Equal(before), "the copy called nothing")
+		Expect(remoteAnswers(up, id)).To(Equal(map[string]string{"a": "1"}))
+
+		By("deleting the copy leaves the holder's remote Testset")
+		Expect(k8s.Delete(rootCtx, copied)).To(Succeed())
+		Eventually(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(copied), copied) }).Should(Satisfy(apierrors.IsNotFound))
+		Expect(up.DeletedTestsets()).To(BeEmpty())
+		_, held := up.Testset(id)
+		Expect(held).To(BeTrue())
+
+		By("an invalid id is refused before anything is looked up")
+		invalid := newTestset(ns, "invalid", inline(`{"id":"a"}`))
+		invalid.Annotations = map[string]string{v1alpha1.TestsetIDAnnotation: "bad id"}
+		Expect(k8s.Create(rootCtx, invalid)).To(Succeed())
+		Eventually(readyCondition(invalid)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonInvalidTestsetID))
+		Expect(calls(allOps...)).To(Equal(before))
+	})
+
 	It("sends nothing while the source holds bad data, and names the lines", func() {
 		startManager(up.opts)
 		Expect(k8s.Create(rootCtx, testcasesConfigMap(ns, "bad", jsonLines(0, 5, "a")+jsonLines(3, 4, "b")))).To(Succeed())

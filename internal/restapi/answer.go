@@ -21,7 +21,7 @@ import (
 )
 
 // Answers about a Metric are built by convert.ResponseOf from validated
-// values; these decide which Metric answers for an id.
+// values; these decide which Metric (or Testset) answers for an id.
 
 // servable reports whether m may be served under its recorded id id: a
 // valid id that m holds (not refused as a duplicate or an invalid claim).
@@ -29,13 +29,16 @@ func servable(m *evaluationv1alpha1.Metric, id string) bool {
 	return evaluationv1alpha1.ValidResourceID(id) && !m.IDRefused()
 }
 
-// holder is the Metric that holds the id all of items claim: the
-// reconciler's choice, so GET by id reaches the Metric that serves it.
-func holder(items []evaluationv1alpha1.Metric) *evaluationv1alpha1.Metric {
-	h := &items[0]
+// holder is the object that holds the id all of items claim: the
+// reconciler's choice, so GET by id reaches the object that serves it.
+func holder[T any, PT interface {
+	*T
+	evaluationv1alpha1.IDClaim
+}](items []T) PT {
+	h := PT(&items[0])
 	for i := range items[1:] {
-		if m := &items[1+i]; m.HoldsIDBefore(h) {
-			h = m
+		if o := PT(&items[1+i]); evaluationv1alpha1.HoldsIDBefore(o, h) {
+			h = o
 		}
 	}
 	return h

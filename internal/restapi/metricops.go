@@ -84,7 +84,7 @@ func indexResources(ctx context.Context, c cache.Cache) error {
 	}
 	testset := func(value func(*evaluationv1alpha1.Testset) string) client.IndexerFunc {
 		return func(o client.Object) []string {
-			if t := o.(*evaluationv1alpha1.Testset); t.RecordedID() != "" {
+			if t := o.(*evaluationv1alpha1.Testset); t.RecordedID() != "" && !t.IDRefused() {
 				return []string{value(t)}
 			}
 			return nil

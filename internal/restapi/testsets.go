@@ -133,15 +133,14 @@ func (s *Server) decodeRequest(w http.ResponseWriter, r *http.Request, kind stri
 }
 
 // testsetWithID is the cache's Testset of namespace whose remote id is id,
-// or nil; of two claiming one id, the older.
+// or nil; of two claiming one id, the one that holds it.
 func (s *Server) testsetWithID(ctx context.Context, namespace, id string) (*evaluationv1alpha1.Testset, error) {
 	var list evaluationv1alpha1.TestsetList
 	err := s.opts.Cache.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{remoteIDIndex: id})
 	if err != nil || len(list.Items) == 0 {
 		return nil, err
 	}
-	pageStart(list.Items, nil) // oldest last
-	return &list.Items[len(list.Items)-1], nil
+	return holder(list.Items), nil
 }
 
 // findTestset returns the Testset of namespace whose remote id is id,

@@ -142,6 +142,20 @@ var PersonControlled = predicate.Funcs{
 	},
 }
 
+// IDEdited passes a person's edit of an id annotation (an adoption, or
+// the id of a create whose answer was lost), not the reconciler's own
+// write of it, which drops the create-pending annotation in the same patch.
+func IDEdited(annotation string) predicate.Funcs {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, cur := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
+			_, wasPending := old[v1alpha1.CreatePendingAnnotation]
+			_, pending := cur[v1alpha1.CreatePendingAnnotation]
+			return annotationChanged(old, cur, annotation) && (pending || !wasPending)
+		},
+	}
+}
+
 func annotationChanged(old, cur map[string]string, key string) bool {
 	o, hadOld := old[key]
 	c, hasCur := cur[key]

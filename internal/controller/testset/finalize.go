@@ -42,19 +42,38 @@ func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr
 		}
 		id = found
 	}
-	if id != "" && wantsFinalizer(conn, t) {
-		if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
-			return p.Finish(ctx, o, ctrl.Result{}, err)
-		}
-		if o, res, err := r.deleteRemote(ctx, conn, t, id); o.Reason != "" || err != nil {
-			return p.Finish(ctx, o, res, err)
-		}
-	} else if id != "" {
-		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.EventOrphaned, "Delete",
-			"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
+	if o, res, err := r.letGo(ctx, conn, cerr, t, id); o.Reason != "" || err != nil {
+		return p.Finish(ctx, o, res, err)
 	}
 	r.synced.forget(t.UID)
 	return ctrl.Result{}, kit.PatchFinalizer(ctx, r.Client, t, controllerutil.RemoveFinalizer)
+}
+
+// letGo deletes remote Testset id, or leaves it, as t's policies say; a
+// zero outcome once t may go. A refused claim deletes nothing: the remote
+// Testset is another object's.
+func (r *Reconciler) letGo(ctx context.Context, conn *remote.Connection, cerr error, t *v1alpha1.Testset, id string) (
+	kit.Outcome, ctrl.Result, error) {
+	if id == "" {
+		return kit.Outcome{}, ctrl.Result{}, nil
+	}
+	claim, refused, err := r.claimOutcome(ctx, conn.Endpoint, t)
+	switch {
+	case err != nil:
+		return claim, ctrl.Result{}, err
+	case refused:
+		r.Recorder.Eventf(t, nil, corev1.EventTypeWarning, v1alpha1.EventOrphaned, "Delete",
+			"deleted nothing in the service: %s", claim.Message)
+		return kit.Outcome{}, ctrl.Result{}, nil
+	case wantsFinalizer(conn, t):
+		if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
+			return o, ctrl.Result{}, err
+		}
+		return r.deleteRemote(ctx, conn, t, id)
+	}
+	r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.EventOrphaned, "Delete",
+		"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
+	return kit.Outcome{}, ctrl.Result{}, nil
 }
 
 // deleteRemote deletes remote Testset id; a zero outcome once it is gone.

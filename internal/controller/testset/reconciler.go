@@ -79,6 +79,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
 		return p.Finish(ctx, o, ctrl.Result{}, err)
 	}
+	if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, t); refused || err != nil {
+		return p.Finish(ctx, o, ctrl.Result{}, err)
+	}
 	set, bad, err := r.load(ctx, t)
 	if bad != nil {
 		return p.Finish(ctx, *bad, ctrl.Result{}, err)

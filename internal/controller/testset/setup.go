@@ -31,7 +31,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -60,6 +59,9 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 	if err != nil {
 		return fmt.Errorf("indexing Testsets by ConfigMap: %w", err)
 	}
+	if err := indexRemoteIDs(mgr); err != nil {
+		return err
+	}
 	if requestTimeout <= 0 {
 		requestTimeout = remote.DefaultTimeout
 	}
@@ -84,7 +86,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
 		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r,
-		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, adoptedByID),
+		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation)),
 		Watches:    watches,
 	})
 }
@@ -104,16 +106,6 @@ func indexSourceRef(mgr ctrl.Manager, kind v1alpha1.SourceKind) error {
 		return fmt.Errorf("indexing Testsets by %s: %w", kind, err)
 	}
 	return nil
-}
-
-// adoptedByID passes a person's edit of the testset-id annotation: an
-// adoption. The reconciler's own write of it drops create-pending with it.
-var adoptedByID = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		old, cur := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
-		_, pending := old[v1alpha1.CreatePendingAnnotation]
-		return old[v1alpha1.TestsetIDAnnotation] != cur[v1alpha1.TestsetIDAnnotation] && !pending
-	},
 }
 
 // users maps a source object to the Testsets that read it, by index.
