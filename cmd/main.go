@@ -166,6 +166,8 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Metrics a namespace may hold before the REST server refuses a create (403 QUOTA_EXCEEDED).")
 	fs.IntVar(&c.restBudget.Testsets, "rest-tenant-max-testsets", restapi.DefaultBudget.Testsets,
 		"Testsets a namespace may hold before the REST server refuses a create.")
+	fs.IntVar(&c.restBudget.EvaluationRuns, "rest-tenant-max-evaluation-runs", restapi.DefaultBudget.EvaluationRuns,
+		"EvaluationRuns a namespace may hold before the REST server refuses a create.")
 	fs.IntVar(&c.restBudget.TestsetDeletions, "rest-tenant-max-testset-deletions", restapi.DefaultBudget.TestsetDeletions,
 		"TestsetDeletions a namespace may hold before the REST server refuses a create.")
 	fs.IntVar(&c.restBudget.TestcaseDeletions, "rest-tenant-max-testcase-deletions", restapi.DefaultBudget.TestcaseDeletions,

@@ -47,6 +47,7 @@ var (
 	_ Object = &TestsetDeletion{}
 	_ Object = &TestcaseDeletion{}
 	_ Object = &Testset{}
+	_ Object = &EvaluationRun{}
 )
 
 // GetAPIKeySecretRef returns the Metric's Secret reference, or nil.
@@ -225,3 +226,43 @@ func (m *Metric) HoldsRemote() bool { return m.Status.ID != "" || m.CreatePendin
 
 // HoldsRemote reports whether the Testset's remote Testset is recorded or may exist.
 func (t *Testset) HoldsRemote() bool { return t.Status.ID != "" || t.CreatePending() }
+
+// GetAPIKeySecretRef returns the EvaluationRun's Secret reference, or nil.
+func (e *EvaluationRun) GetAPIKeySecretRef() *SecretKeySelector { return e.Spec.APIKeySecretRef }
+
+// GetServiceRef returns spec.serviceRef, or nil.
+func (e *EvaluationRun) GetServiceRef() *ServiceReference { return e.Spec.ServiceRef }
+
+// SetResolvedService records the service the EvaluationRun resolved to.
+func (e *EvaluationRun) SetResolvedService(s string) { e.Status.Service = s }
+
+// GetResolvedService returns status.service.
+func (e *EvaluationRun) GetResolvedService() string { return e.Status.Service }
+
+// GetConditions returns a pointer to the EvaluationRun's conditions.
+func (e *EvaluationRun) GetConditions() *[]metav1.Condition { return &e.Status.Conditions }
+
+// SetObservedGeneration records the generation the status describes.
+func (e *EvaluationRun) SetObservedGeneration(g int64) { e.Status.ObservedGeneration = g }
+
+// GetObservedRetry returns status.observedRetry.
+func (e *EvaluationRun) GetObservedRetry() string { return e.Status.ObservedRetry }
+
+// SetObservedRetry records the retry annotation's value the operator acted on.
+func (e *EvaluationRun) SetObservedRetry(v string) { e.Status.ObservedRetry = v }
+
+// RecordedID is the EvaluationRun's remote Run id: the run-id annotation,
+// its durable record, else status.runId.
+func (e *EvaluationRun) RecordedID() string {
+	if id := e.Annotations[RunIDAnnotation]; id != "" {
+		return id
+	}
+	return e.Status.RunID
+}
+
+// CreatePending reports whether the EvaluationRun carries the create-pending
+// guard: a create may have been sent without its answer recorded.
+func (e *EvaluationRun) CreatePending() bool {
+	_, ok := e.Annotations[CreatePendingAnnotation]
+	return ok
+}

@@ -32,6 +32,10 @@ const (
 	// with MetricIDAnnotation's meaning: written right after the service
 	// assigns the id; set on a new Testset, it adopts that remote Testset.
 	TestsetIDAnnotation = Prefix + "testset-id"
+	// RunIDAnnotation is the durable record of an EvaluationRun's remote Run
+	// id, written right after the service assigns it: a run is never created
+	// twice.
+	RunIDAnnotation = Prefix + "run-id"
 
 	// CreatePendingAnnotation is written, with an optimistic-concurrency update,
 	// before the create request is sent. Finding it without MetricIDAnnotation
@@ -97,6 +101,11 @@ const (
 	// spec, False with reason Drifted when it differs and managementPolicies
 	// keep the operator from correcting it. kstatus ignores it.
 	ConditionSynced = "Synced"
+	// ConditionPassed (EvaluationRun only) carries the verdict: True when
+	// the run passed, False when it failed, Unknown until it is judged and
+	// when it is Inconclusive. kstatus ignores it; Ready says the run is
+	// finished, whatever its verdict.
+	ConditionPassed = "Passed"
 )
 
 // Condition reasons. Every reason is documented in the README.
@@ -111,7 +120,8 @@ const (
 	ReasonAdopted = "Adopted"
 	// ReasonCreating: the create request is being sent.
 	ReasonCreating = "Creating"
-	// ReasonCompleted: the deletion finished successfully.
+	// ReasonCompleted: the deletion finished successfully, or the
+	// EvaluationRun was judged.
 	ReasonCompleted = "Completed"
 	// ReasonDeleting: the deletion is in progress or will be retried.
 	ReasonDeleting = "Deleting"
@@ -223,6 +233,15 @@ const (
 	ReasonDuplicateKey = "DuplicateKey"
 	// ReasonSynced: a Testset's remote testcases are those of its source.
 	ReasonSynced = "Synced"
+	// ReasonReferencesNotReady: an EvaluationRun's Testset or Metric does not
+	// exist or is not Ready yet; nothing is called until it is.
+	ReasonReferencesNotReady = "ReferencesNotReady"
+	// ReasonRunning: an EvaluationRun's run is under way in the service; the
+	// message says its phase and counts.
+	ReasonRunning = "Running"
+	// ReasonStandaloneUnsupported: the EvaluationRun resolves to a standalone
+	// service, which does not run evaluations in this version.
+	ReasonStandaloneUnsupported = "StandaloneUnsupported"
 )
 
 // Event reasons that are not condition reasons.

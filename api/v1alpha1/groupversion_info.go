@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Package v1alpha1 holds the evaluation.eval-operator.dev/v1alpha1 API, its
-// six kinds: Metric, Testset, TestsetDeletion, TestcaseDeletion,
-// EvaluationService and ClusterEvaluationService.
+// seven kinds: Metric, Testset, EvaluationRun, TestsetDeletion,
+// TestcaseDeletion, EvaluationService and ClusterEvaluationService.
 //
 // +kubebuilder:object:generate=true
 // +groupName=evaluation.eval-operator.dev
@@ -45,6 +45,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&TestsetDeletion{}, &TestsetDeletionList{},
 		&TestcaseDeletion{}, &TestcaseDeletionList{},
 		&Testset{}, &TestsetList{},
+		&EvaluationRun{}, &EvaluationRunList{},
 		&EvaluationService{}, &EvaluationServiceList{},
 		&ClusterEvaluationService{}, &ClusterEvaluationServiceList{},
 	)

@@ -19,7 +19,8 @@ limitations under the License.
 // Metrics in the service into manifests, `kubectl eval export-ids` carries a
 // cluster's remote ids to the repository so another cluster adopts instead
 // of creating; `kubectl eval validate` and `kubectl eval plan` check
-// manifests before they merge, as the API server would admit them.
+// manifests before they merge, as the API server would admit them;
+// `kubectl eval gate` runs an evaluation and exits with its verdict.
 // Installed on PATH, kubectl runs it as `kubectl eval`.
 package main
 
@@ -62,7 +63,7 @@ func newRootCommand(stdout, stderr io.Writer, getenv func(string) string) *cobra
 	kube.bind(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newImportCommand(kube, getenv), newExportIDsCommand(kube),
-		newValidateCommand(kube), newPlanCommand(kube), newVersionCommand())
+		newValidateCommand(kube), newPlanCommand(kube), newGateCommand(kube), newVersionCommand())
 	return root
 }
 

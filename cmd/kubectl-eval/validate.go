@@ -38,7 +38,7 @@ func newValidateCommand(kube *kubeFlags) *cobra.Command {
 		Short: "Check Metric and deletion manifests as the API server would admit them",
 		Long: `Reads YAML files, directories (recursively) or standard input (- or no path; kustomize
 build output works) and checks every object of the operator's kinds (Metric,
-Testset, TestsetDeletion, TestcaseDeletion, EvaluationService,
+Testset, EvaluationRun, TestsetDeletion, TestcaseDeletion, EvaluationService,
 ClusterEvaluationService) against the CRDs compiled into the plugin, with the API
 server's own validation code: unknown fields (as kubectl's strict field
 validation), defaults, the OpenAPI schema, every CEL rule, and metadata. A

@@ -27,6 +27,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/eval-operator/eval-operator/internal/controller/connection"
+	"github.com/eval-operator/eval-operator/internal/controller/evalrun"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/controller/metric"
 	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
@@ -105,6 +106,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 		return nil, err
 	}
 	if err := oneshot.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {
+		return nil, err
+	}
+	if err := evalrun.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {
 		return nil, err
 	}
 	return connector, nil

@@ -580,9 +580,11 @@ func decodePage[T any](data []byte, p *Page[T], id func(T) string) error {
 	return nil
 }
 
-func metricID(m Metric) string     { return m.ID }
-func testsetID(t Testset) string   { return t.ID }
-func testcaseID(t Testcase) string { return t.ID }
+func metricID(m Metric) string           { return m.ID }
+func testsetID(t Testset) string         { return t.ID }
+func testcaseID(t Testcase) string       { return t.ID }
+func runID(r Run) string                 { return r.ID }
+func recordID(r RecordWithScores) string { return r.ID }
 
 // decodeOne decodes an answer holding one item that id names.
 func decodeOne[T any](data []byte, v *T, id func(T) string) error {

@@ -86,6 +86,13 @@ type Service interface {
 	ListTestcases(ctx context.Context, key APIKey, testsetID string, opts ListOptions) (TestcasePage, error)
 	// UpdateTestcase replaces one testcase's data.
 	UpdateTestcase(ctx context.Context, key APIKey, id string, data json.RawMessage) (Testcase, error)
+
+	// CreateRun creates a Run in project projectID.
+	CreateRun(ctx context.Context, key APIKey, projectID string, req RunRequest) (Run, error)
+	// GetRun reads one Run.
+	GetRun(ctx context.Context, key APIKey, id string) (Run, error)
+	// ListRecords returns one page of a Run's Records with their scores.
+	ListRecords(ctx context.Context, key APIKey, runID string, opts ListOptions) (RecordPage, error)
 }
 
 // serviceOp names one Service method in errors (name) and in metrics (label).
@@ -111,4 +118,9 @@ var (
 	opListTestcases       = serviceOp{name: "ListTestcases", label: "list_testcases"}
 	opGetTestcase         = serviceOp{name: "GetTestcase", label: "get_testcase"}
 	opUpdateTestcase      = serviceOp{name: "UpdateTestcase", label: "update_testcase"}
+	opCreateRun           = serviceOp{name: "CreateRun", label: "create_run"}
+	opGetRun              = serviceOp{name: "GetRun", label: "get_run"}
+	opListRecords         = serviceOp{name: "ListRecords", label: "list_records"}
+	opCreateRecord        = serviceOp{name: "CreateRecord", label: "create_record"}
+	opUpsertScore         = serviceOp{name: "UpsertScore", label: "upsert_score"}
 )

@@ -49,6 +49,8 @@ var All = []Info{
 		func() v1alpha1.Object { return &v1alpha1.Metric{} }, func() client.ObjectList { return &v1alpha1.MetricList{} }},
 	{"Testset", "testsets", true,
 		func() v1alpha1.Object { return &v1alpha1.Testset{} }, func() client.ObjectList { return &v1alpha1.TestsetList{} }},
+	{"EvaluationRun", "evaluationruns", true,
+		func() v1alpha1.Object { return &v1alpha1.EvaluationRun{} }, func() client.ObjectList { return &v1alpha1.EvaluationRunList{} }},
 	{"TestsetDeletion", "testsetdeletions", true,
 		func() v1alpha1.Object { return &v1alpha1.TestsetDeletion{} }, func() client.ObjectList { return &v1alpha1.TestsetDeletionList{} }},
 	{"TestcaseDeletion", "testcasedeletions", true,

@@ -31,6 +31,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/verdict"
 )
 
 // Client acts on the remote side of one service with one object's key.
@@ -82,6 +83,17 @@ type Client interface {
 	CreateTestcases(ctx context.Context, id string, data []json.RawMessage) error
 	// UpdateTestcase replaces the data of testcase id.
 	UpdateTestcase(ctx context.Context, id string, data json.RawMessage) error
+
+	// CreateRun creates the run req asks for, with its guard as for Create.
+	CreateRun(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error)
+	// GetRun reads run id.
+	GetRun(ctx context.Context, id string) (Run, error)
+	// GetMetric reads remote Metric id.
+	GetMetric(ctx context.Context, id string) (Metric, error)
+	// Scores calls each with the scores of every record of run id, page by
+	// page, and stops at its first error: the records are never held
+	// together.
+	Scores(ctx context.Context, id string, each func([]verdict.Score) error) error
 }
 
 // DefaultTimeout bounds each request to a service whose limits set no timeout.

@@ -48,15 +48,16 @@ import (
 // Budget is how many objects of each kind the server creates in one
 // namespace at most (kubectl's objects count too).
 type Budget struct {
-	Metrics, Testsets, TestsetDeletions, TestcaseDeletions int
+	Metrics, Testsets, EvaluationRuns, TestsetDeletions, TestcaseDeletions int
 }
 
 // DefaultBudget is the budget of every namespace unless set otherwise:
 // at most 500 x 75 KiB of Metrics, 500 x 2 KiB of TestsetDeletions and
 // 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of objects in all, 68 MiB
-// of etcd (docs/reliability.md measures it), and 100 Testsets, which keep
-// their testcases in a ConfigMap or a Flux source unless they are few.
-var DefaultBudget = Budget{Metrics: 500, Testsets: 100, TestsetDeletions: 500, TestcaseDeletions: 20}
+// of etcd (docs/reliability.md measures it), 100 Testsets, which keep
+// their testcases in a ConfigMap or a Flux source unless they are few, and
+// 500 EvaluationRuns of at most about 20 KiB (counts, never records).
+var DefaultBudget = Budget{Metrics: 500, Testsets: 100, EvaluationRuns: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
 
 // CodeQuotaExceeded: the namespace holds as many objects of the kind as its
 // budget or ResourceQuota allows; retrying does not help until some are deleted.
@@ -73,6 +74,8 @@ func (b Budget) limitOf(kind string) (int, client.ObjectList) {
 		return b.Metrics, &evaluationv1alpha1.MetricList{}
 	case "Testset":
 		return b.Testsets, &evaluationv1alpha1.TestsetList{}
+	case "EvaluationRun":
+		return b.EvaluationRuns, &evaluationv1alpha1.EvaluationRunList{}
 	case "TestsetDeletion":
 		return b.TestsetDeletions, &evaluationv1alpha1.TestsetDeletionList{}
 	default:
@@ -86,6 +89,9 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.Testsets <= 0 {
 		b.Testsets = DefaultBudget.Testsets
+	}
+	if b.EvaluationRuns <= 0 {
+		b.EvaluationRuns = DefaultBudget.EvaluationRuns
 	}
 	if b.TestsetDeletions <= 0 {
 		b.TestsetDeletions = DefaultBudget.TestsetDeletions

@@ -189,6 +189,7 @@ func tenantQuota() map[corev1.ResourceName]string {
 	return map[corev1.ResourceName]string{
 		"count/metrics.evaluation.eval-operator.dev":           fmt.Sprint(b.Metrics),
 		"count/testsets.evaluation.eval-operator.dev":          fmt.Sprint(b.Testsets),
+		"count/evaluationruns.evaluation.eval-operator.dev":    fmt.Sprint(b.EvaluationRuns),
 		"count/testsetdeletions.evaluation.eval-operator.dev":  fmt.Sprint(b.TestsetDeletions),
 		"count/testcasedeletions.evaluation.eval-operator.dev": fmt.Sprint(b.TestcaseDeletions),
 	}
@@ -209,6 +210,7 @@ func budgetArgs() []string {
 	return []string{
 		fmt.Sprintf("--rest-tenant-max-metrics=%d", b.Metrics),
 		fmt.Sprintf("--rest-tenant-max-testsets=%d", b.Testsets),
+		fmt.Sprintf("--rest-tenant-max-evaluation-runs=%d", b.EvaluationRuns),
 		fmt.Sprintf("--rest-tenant-max-testset-deletions=%d", b.TestsetDeletions),
 		fmt.Sprintf("--rest-tenant-max-testcase-deletions=%d", b.TestcaseDeletions),
 	}

@@ -189,6 +189,7 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--rest-tenant-read-burst=%v" $v.restTenantReadBurst) }}
 {{- $args = append $args (printf "--rest-tenant-max-metrics=%v" $v.tenantQuota.metrics) }}
 {{- $args = append $args (printf "--rest-tenant-max-testsets=%v" $v.tenantQuota.testsets) }}
+{{- $args = append $args (printf "--rest-tenant-max-evaluation-runs=%v" $v.tenantQuota.evaluationRuns) }}
 {{- $args = append $args (printf "--rest-tenant-max-testset-deletions=%v" $v.tenantQuota.testsetDeletions) }}
 {{- $args = append $args (printf "--rest-tenant-max-testcase-deletions=%v" $v.tenantQuota.testcaseDeletions) }}
 {{- with include "eval-operator.restTLSDir" . }}

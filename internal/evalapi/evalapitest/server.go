@@ -70,6 +70,11 @@ const (
 	OpListTestcases       = "list_testcases"
 	OpGetTestcase         = "get_testcase"
 	OpUpdateTestcase      = "update_testcase"
+	OpCreateRun           = "create_run"
+	OpGetRun              = "get_run"
+	OpListRecords         = "list_records"
+	OpCreateRecord        = "create_record"
+	OpUpsertScore         = "upsert_score"
 )
 
 // lifecycleOps are the operations an older service does not serve (see
@@ -147,6 +152,7 @@ type Server struct {
 	testcases []string
 	testsets  []string
 	sets      testsetStore
+	runs      runStore
 	faults    faults
 }
 
@@ -178,7 +184,7 @@ func ListenOn(l net.Listener) Option { return func(s *Server) { s.listener = l }
 // New starts a Server on a loopback port, or on ListenOn's listener.
 func New(opts ...Option) *Server {
 	s := &Server{closing: make(chan struct{}), calls: map[string]int{}, stored: map[string]*storedMetric{}, idPrefix: "met_",
-		tenants: map[string]int{}, projects: map[string]int{}}
+		tenants: map[string]int{}, projects: map[string]int{}, runs: runStore{scorer: PassingScorer}}
 	s.SetKeys(DefaultKey)
 	for _, opt := range opts {
 		opt(s)
@@ -387,6 +393,12 @@ func (s *Server) routes() http.Handler {
 	s.handle(mux, "/api/v2/testcases/{testcaseId}",
 		endpoint{http.MethodGet, OpGetTestcase, s.getTestcase},
 		endpoint{http.MethodPut, OpUpdateTestcase, s.updateTestcase})
+	s.handle(mux, "/api/v2/projects/{projectId}/runs", endpoint{http.MethodPost, OpCreateRun, s.createRun})
+	s.handle(mux, "/api/v2/runs/{runId}", endpoint{http.MethodGet, OpGetRun, s.getRun})
+	s.handle(mux, "/api/v2/runs/{runId}/records",
+		endpoint{http.MethodPost, OpCreateRecord, s.createRecord},
+		endpoint{http.MethodGet, OpListRecords, s.listRecords})
+	s.handle(mux, "/api/v2/records/{recordId}/scores/{metricConfigId}", endpoint{http.MethodPut, OpUpsertScore, s.upsertScore})
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeReply(w, noSuchOperation()) })
 	return mux
 }

@@ -44,7 +44,7 @@ const (
 const Group = "evaluation.eval-operator.dev"
 
 // Kinds are the kinds that have a health check.
-var Kinds = []string{"Metric", "Testset", "TestsetDeletion", "TestcaseDeletion"}
+var Kinds = []string{"Metric", "Testset", "EvaluationRun", "TestsetDeletion", "TestcaseDeletion"}
 
 // HealthStatus is what a health check returns.
 type HealthStatus struct {

@@ -1,5 +1,6 @@
--- Argo CD health of eval-operator's kinds (Metric, TestsetDeletion,
--- TestcaseDeletion), read from the conditions the operator writes:
+-- Argo CD health of eval-operator's kinds, read from the conditions the
+-- operator writes (an EvaluationRun is Healthy once it is judged, whatever
+-- its verdict: its Passed condition carries that):
 --   Suspended    the object is paused (Ready reason Paused, True or False)
 --   Healthy      Ready is True for the current generation
 --   Degraded     Stalled is True: the operator needs a person (the message says what);

@@ -1,0 +1,289 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ObjectRef names an object of the run's namespace.
+type ObjectRef struct {
+	// name is the object's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// HumanScoring says whether a run waits for the scores people give.
+// +kubebuilder:validation:Enum=Ignore;Wait
+type HumanScoring string
+
+// HumanScoring values.
+const (
+	// HumanScoringIgnore: the run is judged once only human scores are
+	// missing; human Metrics are reported, not judged.
+	HumanScoringIgnore HumanScoring = "Ignore"
+	// HumanScoringWait: the run waits for every score, human ones included.
+	HumanScoringWait HumanScoring = "Wait"
+)
+
+// MetricPassCriteria overrides the minimum pass rate of one Metric.
+// +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.id)",message="set exactly one of name and id",reason=FieldValueInvalid
+type MetricPassCriteria struct {
+	// name is the Metric object's name, as in metricRefs.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+	// id is the Metric's remote id, as in metricIds.
+	// +optional
+	ID ResourceID `json:"id,omitempty"`
+	// minPassRate is the share of this Metric's scored records that must
+	// pass, 0 to 1.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinPassRate float64 `json:"minPassRate"`
+}
+
+// PassCriteria are what a run must reach to pass.
+type PassCriteria struct {
+	// minPassRate is the share of each Metric's scored records that must
+	// pass, 0 to 1. Default 1: every score passes.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinPassRate *float64 `json:"minPassRate,omitempty"`
+	// metrics override minPassRate for single Metrics.
+	// +optional
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	Metrics []MetricPassCriteria `json:"metrics,omitempty"`
+	// minScoredRatio is the share of each judged Metric's expected scores
+	// (one per record the run expects) that must exist, 0 to 1. Default 1.
+	// Fewer make the run Inconclusive.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	MinScoredRatio *float64 `json:"minScoredRatio,omitempty"`
+}
+
+// EvaluationRunSpec is one run of the Evaluation Service: a Testset's
+// testcases run through the system under test, each scored by the
+// Metrics. Immutable: a new run is a new object.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="an EvaluationRun is immutable: create a new one for a new run",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!(has(self.testsetRef) && has(self.testsetId))",message="set at most one of testsetRef and testsetId",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="has(self.metricRefs) != has(self.metricIds)",message="set exactly one of metricRefs and metricIds",reason=FieldValueInvalid
+type EvaluationRunSpec struct {
+	// projectId is the Evaluation Service project of the run.
+	// +required
+	ProjectID ResourceID `json:"projectId"`
+	// testsetRef names a Testset of this namespace whose testcases the run
+	// expects; the run waits until it is Ready.
+	// +optional
+	TestsetRef *ObjectRef `json:"testsetRef,omitempty"`
+	// testsetId is a remote Testset's id, for one not kept in the cluster.
+	// +optional
+	TestsetID ResourceID `json:"testsetId,omitempty"`
+	// metricRefs name Metrics of this namespace, which judge each record;
+	// the run waits until they are Ready.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=map
+	// +listMapKey=name
+	MetricRefs []ObjectRef `json:"metricRefs,omitempty"`
+	// metricIds are remote Metrics' ids, for Metrics not kept in the cluster.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=set
+	MetricIDs []ResourceID `json:"metricIds,omitempty"`
+	// systemVersionId is the version of the system under test, as the
+	// service knows it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:-]*$`
+	SystemVersionID string `json:"systemVersionId,omitempty"`
+	// passCriteria are what the run must reach to pass.
+	// +optional
+	PassCriteria PassCriteria `json:"passCriteria,omitempty"`
+	// humanScoring says whether the run waits for human scores: Ignore
+	// (the default) judges it once only human scores are missing, and
+	// leaves human Metrics out of the verdict; Wait waits for them.
+	// +optional
+	// +kubebuilder:default=Ignore
+	HumanScoring HumanScoring `json:"humanScoring,omitempty"`
+	// timeout bounds the run from its creation in the service; a run not
+	// finished by then is judged on the scores that exist and is at best
+	// Inconclusive. Default 30m.
+	// +optional
+	// +kubebuilder:default="30m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// ttlSecondsAfterFinished deletes this object that many seconds after
+	// the verdict. Unset keeps it.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=31536000
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+	// apiKeySecretRef selects the Secret key holding the `ak_...` API key,
+	// as for a Metric.
+	// +optional
+	APIKeySecretRef *SecretKeySelector `json:"apiKeySecretRef,omitempty"`
+	// serviceRef names the service connection, as for a Metric.
+	// +optional
+	ServiceRef *ServiceReference `json:"serviceRef,omitempty"`
+}
+
+// Verdict is a finished run's outcome.
+// +kubebuilder:validation:Enum=Passed;Failed;Inconclusive
+type Verdict string
+
+// MetricResult is what one Metric judged.
+type MetricResult struct {
+	// id is the Metric's remote id.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	ID string `json:"id"`
+	// name is the Metric object's name, or its id.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// passed, failed and unscored count its scores: passed and failed are
+	// judged against its passingThreshold; unscored are the records the
+	// run expects without a readable score.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Passed int32 `json:"passed"`
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Failed int32 `json:"failed"`
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Unscored int32 `json:"unscored"`
+	// passRate is passed over passed and failed; unset without scores.
+	// +optional
+	PassRate *float64 `json:"passRate,omitempty"`
+	// minPassRate is the rate it had to reach.
+	// +required
+	MinPassRate float64 `json:"minPassRate"`
+	// judged is false for a human Metric the verdict leaves out
+	// (humanScoring Ignore).
+	// +required
+	Judged bool `json:"judged"`
+}
+
+// EvaluationRunStatus is what the operator saw of the run.
+type EvaluationRunStatus struct {
+	// runId is the remote Run's id.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	RunID string `json:"runId,omitempty"`
+	// phase is the Run's status in the service, e.g. running_scoring.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Phase string `json:"phase,omitempty"`
+	// records, expectedRecords and scores are the service's counts.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Records int32 `json:"records,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ExpectedRecords *int32 `json:"expectedRecords,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Scores int32 `json:"scores,omitempty"`
+	// metrics are each Metric's counts and pass rate, once judged.
+	// +optional
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	Metrics []MetricResult `json:"metrics,omitempty"`
+	// verdict is Passed, Failed or Inconclusive once the run is judged.
+	// +optional
+	Verdict Verdict `json:"verdict,omitempty"`
+	// startTime is when the remote Run was created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// completionTime is when the run was judged.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// observedGeneration is the generation this status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// observedRetry is the last value of the retry annotation acted on.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ObservedRetry string `json:"observedRetry,omitempty"`
+	// service is the service connection this run resolved to.
+	// +optional
+	// +kubebuilder:validation:MaxLength=300
+	Service string `json:"service,omitempty"`
+	// conditions are Ready (finished: the run is judged), Passed (the
+	// verdict: True, False, or Unknown until judged and when
+	// Inconclusive), Reconciling and Stalled.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// EvaluationRun is one run of the Evaluation Service and its verdict: the
+// operator creates the run once, follows it until it completes (or only
+// human scores are missing, or the timeout), reads its scores page by page
+// and judges them against each Metric's passing threshold. Records and
+// scores never enter etcd, only their counts.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=evrun,categories=evaluation
+// +kubebuilder:printcolumn:name="Run ID",type=string,JSONPath=`.status.runId`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Records",type=integer,JSONPath=`.status.records`
+// +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type EvaluationRun struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	// spec is the run to make. Immutable.
+	// +required
+	Spec EvaluationRunSpec `json:"spec"`
+	// status is what the operator saw of the run. A new object starts with
+	// Ready Unknown and Reconciling True (reason Pending).
+	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
+	Status EvaluationRunStatus `json:"status,omitempty"`
+}
+
+// EvaluationRunList is a list of EvaluationRuns.
+//
+// +kubebuilder:object:root=true
+type EvaluationRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []EvaluationRun `json:"items"`
+}

@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+)
+
+// Exit codes of gate: a verdict, or no verdict.
+const (
+	gatePassed       = 0
+	gateFailed       = 1
+	gateInconclusive = 2
+)
+
+// gateOptions are gate's flags.
+type gateOptions struct {
+	kube            *kubeFlags
+	file            string
+	configMap       string
+	key             string
+	systemVersionID string
+	timeout         time.Duration
+	poll            time.Duration
+}
+
+// defaultTemplateKey is the ConfigMap key gate reads the template from.
+const defaultTemplateKey = "evaluationrun.yaml"
+
+func newGateCommand(kube *kubeFlags) *cobra.Command {
+	o := &gateOptions{kube: kube}
+	cmd := &cobra.Command{
+		Use:   "gate (-f TEMPLATE | --configmap NAME) [--system-version-id ID] [--timeout D]",
+		Short: "Run an evaluation and exit with its verdict: 0 Passed, 1 Failed, 2 Inconclusive",
+		Long: `Creates an EvaluationRun from a template (a file, or a ConfigMap key in the
+namespace) under a generated name, waits for the operator's verdict, prints each
+Metric's counts and pass rate, and exits 0 when the run Passed, 1 when it Failed,
+and 2 when it is Inconclusive or no verdict came (the run stalled, the wait timed
+out, the cluster could not be reached). A rollout's analysis step runs it (an Argo
+Rollouts or Kargo AnalysisTemplate with the job provider): a non-zero exit fails
+the step. The template's metadata.name is the prefix of the generated name.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.file, "filename", "f", "", "the EvaluationRun template, a YAML file (- reads standard input)")
+	f.StringVar(&o.configMap, "configmap", "", "a ConfigMap of the namespace holding the template")
+	f.StringVar(&o.key, "key", defaultTemplateKey, "the ConfigMap's key holding the template")
+	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId, e.g. the release's revision")
+	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")
+	f.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often the run is read while waiting")
+	return cmd
+}
+
+// gateExit is gate's result: the exit code and why.
+func gateExit(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+func (o *gateOptions) run(ctx context.Context, out io.Writer) error {
+	if (o.file == "") == (o.configMap == "") {
+		return usageError(errors.New("give exactly one of -f and --configmap"))
+	}
+	c, ns, err := o.kube.client()
+	if err != nil {
+		return gateExit(gateInconclusive, "%w", err)
+	}
+	run, err := o.template(ctx, c, ns)
+	if err != nil {
+		return err
+	}
+	if err := c.Create(ctx, run); err != nil {
+		return gateExit(gateInconclusive, "creating the EvaluationRun: %w", err)
+	}
+	fmt.Fprintf(out, "evaluationrun/%s created in %s\n", run.Name, run.Namespace)
+	wait := o.timeout
+	if wait <= 0 {
+		wait = runTimeout(run) + 5*time.Minute
+	}
+	judged, err := o.await(ctx, c, client.ObjectKeyFromObject(run), wait)
+	if err != nil {
+		return err
+	}
+	printVerdict(out, judged)
+	switch judged.Status.Verdict {
+	case "Passed":
+		return nil
+	case "Failed":
+		return gateExit(gateFailed, "evaluationrun/%s Failed", judged.Name)
+	default:
+		return gateExit(gateInconclusive, "evaluationrun/%s is Inconclusive", judged.Name)
+	}
+}
+
+// template reads the template and makes the run to create from it.
+func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) (*v1alpha1.EvaluationRun, error) {
+	var data []byte
+	var err error
+	switch {
+	case o.file == "-":
+		data, err = io.ReadAll(os.Stdin)
+	case o.file != "":
+		data, err = os.ReadFile(o.file)
+	default:
+		cm := &corev1.ConfigMap{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: o.configMap}, cm); err != nil {
+			return nil, gateExit(gateInconclusive, "reading ConfigMap %s: %w", o.configMap, err)
+		}
+		text, ok := cm.Data[o.key]
+		if !ok {
+			return nil, usageError(fmt.Errorf("ConfigMap %s has no key %s", o.configMap, o.key))
+		}
+		data = []byte(text)
+	}
+	if err != nil {
+		return nil, usageError(fmt.Errorf("reading the template: %w", err))
+	}
+	t := &v1alpha1.EvaluationRun{}
+	if err := yaml.UnmarshalStrict(data, t); err != nil {
+		return nil, usageError(fmt.Errorf("the template is not an EvaluationRun: %w", err))
+	}
+	if t.Kind != "EvaluationRun" {
+		return nil, usageError(fmt.Errorf("the template's kind is %q, not EvaluationRun", t.Kind))
+	}
+	prefix := strings.TrimSuffix(cmpOr(t.Name, "gate"), "-") + "-"
+	run := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Namespace: ns,
+		Labels: t.Labels, Annotations: t.Annotations}, Spec: t.Spec}
+	if o.systemVersionID != "" {
+		run.Spec.SystemVersionID = o.systemVersionID
+	}
+	return run, nil
+}
+
+func cmpOr(v, fallback string) string {
+	if v == "" {
+		return fallback
+	}
+	return v
+}
+
+func runTimeout(e *v1alpha1.EvaluationRun) time.Duration {
+	if e.Spec.Timeout != nil && e.Spec.Timeout.Duration > 0 {
+		return e.Spec.Timeout.Duration
+	}
+	return 30 * time.Minute
+}
+
+// await reads the run every poll interval until it has a verdict; a run
+// the operator stalled, or no verdict within wait, is no verdict.
+func (o *gateOptions) await(ctx context.Context, c client.Client, key types.NamespacedName, wait time.Duration) (
+	*v1alpha1.EvaluationRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := time.NewTicker(o.poll)
+	defer tick.Stop()
+	e := &v1alpha1.EvaluationRun{}
+	for {
+		err := c.Get(ctx, key, e)
+		switch {
+		case err == nil && e.Status.Verdict != "":
+			return e, nil
+		case err == nil:
+			if s := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionStalled); s != nil &&
+				s.Status == metav1.ConditionTrue && s.ObservedGeneration >= e.Generation {
+				return nil, gateExit(gateInconclusive, "evaluationrun/%s needs a person: %s: %s", key.Name, s.Reason, s.Message)
+			}
+		case ctx.Err() == nil:
+			return nil, gateExit(gateInconclusive, "reading evaluationrun/%s: %w", key.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			why := "no verdict"
+			if r := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady); r != nil {
+				why = r.Reason + ": " + r.Message
+			}
+			return nil, gateExit(gateInconclusive, "evaluationrun/%s has no verdict after %s (%s)", key.Name, wait, why)
+		case <-tick.C:
+		}
+	}
+}
+
+// printVerdict writes the run's verdict and each Metric's counts.
+func printVerdict(out io.Writer, e *v1alpha1.EvaluationRun) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "METRIC\tPASSED\tFAILED\tUNSCORED\tPASS RATE\tMIN\tJUDGED")
+	for _, m := range e.Status.Metrics {
+		rate := "-"
+		if m.PassRate != nil {
+			rate = fmt.Sprintf("%.2f", *m.PassRate)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%s\t%.2f\t%t\n", m.Name, m.Passed, m.Failed, m.Unscored, rate, m.MinPassRate, m.Judged)
+	}
+	_ = w.Flush()
+	why := ""
+	if c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionPassed); c != nil && c.Message != "" {
+		why = ": " + c.Message
+	}
+	fmt.Fprintf(out, "evaluationrun/%s (run %s): %s%s\n", e.Name, e.Status.RunID, e.Status.Verdict, why)
+}

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/test/framework"
+)
+
+const gateTemplate = `apiVersion: evaluation.eval-operator.dev/v1alpha1
+kind: EvaluationRun
+metadata:
+  name: support-assistant
+  labels: {app: support-assistant}
+spec:
+  projectId: proj_support
+  testsetRef: {name: support-faq}
+  metricRefs: [{name: exact}]
+  timeout: 10m
+`
+
+// judge plays the operator: it waits for the one EvaluationRun of ns and
+// gives it st, or the conditions stalled sets.
+func judge(ctx context.Context, ns string, st v1alpha1.EvaluationRunStatus) {
+	defer GinkgoRecover()
+	Eventually(ctx, func(g Gomega) {
+		var l v1alpha1.EvaluationRunList
+		g.Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		g.Expect(l.Items).To(HaveLen(1))
+		e := &l.Items[0]
+		e.Status = st
+		g.Expect(k8s.Status().Update(ctx, e)).To(Succeed())
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+}
+
+func verdictStatus(verdict v1alpha1.Verdict, passed metav1.ConditionStatus, why string) v1alpha1.EvaluationRunStatus {
+	st := v1alpha1.EvaluationRunStatus{RunID: "run_1", Phase: "completed", Verdict: verdict,
+		Metrics: []v1alpha1.MetricResult{{ID: "met_1", Name: "exact", Passed: 9, Failed: 1, PassRate: ptr.To(0.9),
+			MinPassRate: 1, Judged: true}}}
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1alpha1.ConditionPassed, Status: passed,
+		Reason: string(verdict), Message: why})
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: v1alpha1.ReasonCompleted, Message: string(verdict)})
+	return st
+}
+
+var _ = Describe("kubectl eval gate", func() {
+	var (
+		ns       string
+		template string
+	)
+	BeforeEach(func(ctx SpecContext) {
+		var err error
+		ns, err = framework.NewNamespace(ctx, k8s, "gate-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		template = filepath.Join(GinkgoT().TempDir(), "run.yaml")
+		Expect(os.WriteFile(template, []byte(gateTemplate), 0o600)).To(Succeed())
+	})
+
+	It("creates a run from the template under a generated name, prints the Metrics and exits 1 when it Failed", func(ctx SpecContext) {
+		go judge(ctx, ns, verdictStatus("Failed", metav1.ConditionFalse, "Metric exact is below its minimum pass rate"))
+		out, _, err := run(ctx, nil, "gate", "-n", ns, "-f", template, "--poll-interval", "100ms")
+		Expect(exitCode(err)).To(Equal(1), "err: %v", err)
+		Expect(out).To(MatchRegexp(`evaluationrun/support-assistant-\w+ created in ` + ns))
+		Expect(out).To(MatchRegexp(`exact\s+9\s+1\s+0\s+0.90\s+1.00\s+true`))
+		Expect(out).To(ContainSubstring("(run run_1): Failed: Metric exact is below its minimum pass rate"))
+		var l v1alpha1.EvaluationRunList
+		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		Expect(l.Items[0].Labels).To(HaveKeyWithValue("app", "support-assistant"))
+		Expect(l.Items[0].Spec.MetricRefs).To(Equal([]v1alpha1.ObjectRef{{Name: "exact"}}))
+	})
+
+	It("exits 0 when the run Passed, reading the template from a ConfigMap and stamping the system version", func(ctx SpecContext) {
+		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gate"},
+			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
+		go judge(ctx, ns, verdictStatus("Passed", metav1.ConditionTrue, "every judged Metric reached its minimum pass rate"))
+		_, _, err := run(ctx, nil, "gate", "-n", ns, "--configmap", "gate", "--system-version-id", "rev-abc123",
+			"--poll-interval", "100ms")
+		Expect(err).NotTo(HaveOccurred())
+		var l v1alpha1.EvaluationRunList
+		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		Expect(l.Items[0].Spec.SystemVersionID).To(Equal("rev-abc123"))
+	})
+
+	It("exits 2 when the run is Inconclusive, stalls, or has no verdict in time", func(ctx SpecContext) {
+		go judge(ctx, ns, verdictStatus("Inconclusive", metav1.ConditionUnknown, "the run did not finish in time"))
+		_, _, err := run(ctx, nil, "gate", "-n", ns, "-f", template, "--poll-interval", "100ms")
+		Expect(exitCode(err)).To(Equal(2))
+
+		stalled, err := framework.NewNamespace(ctx, k8s, "gate-stalled-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		st := v1alpha1.EvaluationRunStatus{}
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1alpha1.ConditionStalled, Status: metav1.ConditionTrue,
+			Reason: v1alpha1.ReasonStandaloneUnsupported, Message: "the run resolves to a standalone service", ObservedGeneration: 1})
+		go judge(ctx, stalled, st)
+		_, _, err = run(ctx, nil, "gate", "-n", stalled, "-f", template, "--poll-interval", "100ms")
+		Expect(exitCode(err)).To(Equal(2))
+		Expect(err).To(MatchError(ContainSubstring("needs a person: StandaloneUnsupported")))
+
+		quiet, err := framework.NewNamespace(ctx, k8s, "gate-quiet-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		_, _, err = run(ctx, nil, "gate", "-n", quiet, "-f", template, "--timeout", "1s", "--poll-interval", "100ms")
+		Expect(exitCode(err)).To(Equal(2))
+		Expect(err).To(MatchError(ContainSubstring("has no verdict after 1s")))
+	})
+
+	It("refuses a template that is not an EvaluationRun, creating nothing", func(ctx SpecContext) {
+		Expect(os.WriteFile(template, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), 0o600)).To(Succeed())
+		_, _, err := run(ctx, nil, "gate", "-n", ns, "-f", template)
+		Expect(exitCode(err)).To(Equal(2))
+		Expect(err).To(MatchError(ContainSubstring("not EvaluationRun")))
+		var l v1alpha1.EvaluationRunList
+		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		Expect(l.Items).To(BeEmpty())
+	})
+})

@@ -1,0 +1,234 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package evalrun reconciles EvaluationRuns: each one's run created once on
+// its service (guarded against duplicates), followed until it completes,
+// only human scores are missing (humanScoring Ignore) or it times out, and
+// then judged from its records' scores, read page by page: the verdict,
+// per-Metric counts and pass rates go to status, records and scores never.
+package evalrun
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/verdict"
+)
+
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationruns,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=evaluationruns/status,verbs=get;update;patch
+
+// Reconciler follows each EvaluationRun to its verdict.
+type Reconciler struct {
+	kit.Base
+}
+
+// Polling of a run in progress: every quarter of the time it has run, from
+// minPoll to maxPoll, so a short run is judged soon after it completes and
+// a long one costs few calls.
+const (
+	minPoll = 2 * time.Second
+	maxPoll = 30 * time.Second
+)
+
+// defaultTimeout is spec.timeout's default, for an object the API server
+// did not default (a client that skipped the CRD's defaulting).
+const defaultTimeout = 30 * time.Minute
+
+// Reconcile takes one EvaluationRun a step towards its verdict.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	e := &v1alpha1.EvaluationRun{}
+	if live, err := r.GetLive(ctx, req, e); !live || !e.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, err // nothing of a run is deleted in the service
+	}
+	conn, cerr := r.Connector.Connect(ctx, e)
+	p := r.NewStatusPatcher(e)
+	p.Resolved(conn.Service)
+	if o, held := kit.HoldIfPaused(e); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
+	if e.Status.Verdict != "" {
+		if gone, err := r.expired(ctx, e); gone || err != nil {
+			return ctrl.Result{}, err
+		}
+		return p.Finish(ctx, finished(e), ttlRequeue(e, r.Clock.Now()), nil)
+	}
+	o, res, err := r.step(ctx, conn, cerr, e)
+	return p.Finish(ctx, o, res, err)
+}
+
+// step creates the run, follows it, or judges it, whichever is due.
+func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
+	kit.Outcome, ctrl.Result, error) {
+	switch {
+	case cerr != nil:
+		return kit.ConnectFailure(cerr)
+	case !conn.HoldsCopies():
+		return kit.Stalled(v1alpha1.ReasonStandaloneUnsupported,
+			"the run resolves to a standalone service, which does not run evaluations in this version: "+
+				"point spec.serviceRef (or the default service) at an Evaluation Service"), ctrl.Result{}, nil
+	}
+	id := e.RecordedID()
+	if id == "" {
+		return r.create(ctx, conn, e)
+	}
+	run, err := conn.Client().GetRun(ctx, id)
+	if err != nil {
+		o, res, err := kit.UpstreamFailure(err)
+		o.Message = "reading run " + id + ": " + o.Message
+		return o, res, err
+	}
+	observe(e, run)
+	elapsed := r.Clock.Since(startOf(e))
+	timedOut := elapsed >= timeoutOf(e)
+	humanOnlyDone := run.HumanOnly() && e.Spec.HumanScoring != v1alpha1.HumanScoringWait
+	if !run.Completed() && !humanOnlyDone && !timedOut {
+		return kit.Progressing(v1alpha1.ReasonRunning, progress(run)),
+			ctrl.Result{RequeueAfter: min(timeoutOf(e)-elapsed, pollAfter(elapsed))}, nil
+	}
+	return r.judge(ctx, conn.Client(), e, run, timedOut && !run.Completed())
+}
+
+// create sends the run's one create, once its Testset and Metrics are Ready,
+// guarded as a Metric's is: the create-pending annotation first, the run-id
+// annotation right after. A create whose answer was lost is never sent
+// again: the run may exist, and a run has no name to find it by.
+func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
+	kit.Outcome, ctrl.Result, error) {
+	if e.CreatePending() {
+		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
+			"a create was sent and its answer lost, so the run may exist in the service; a run is never created "+
+				"twice: set annotation %s to its id, or remove annotation %s to create a new run",
+			v1alpha1.RunIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
+	}
+	refs, o, err := r.resolve(ctx, e)
+	if o != nil || err != nil {
+		return derefOutcome(o), ctrl.Result{}, err
+	}
+	guarded := false
+	guard := func(ctx context.Context) error {
+		guarded = true
+		return kit.MarkPending(ctx, r.Client, r.Clock, e, conn.Endpoint, false)
+	}
+	run, err := conn.Client().CreateRun(context.WithoutCancel(ctx), refs.request(e), guard)
+	switch {
+	case err != nil && (!guarded || !e.CreatePending()):
+		o, res, err := kit.UpstreamFailure(err)
+		return o, res, err
+	case err != nil && remote.FailureOf(err) == remote.OutcomeUnknown:
+		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, "the create was sent but no answer came back, so the "+
+			"run may exist in the service: "+err.Error()), ctrl.Result{}, nil
+	case err != nil:
+		if cerr := kit.PatchAnnotations(ctx, r.Client, e, map[string]any{
+			v1alpha1.CreatePendingAnnotation: nil, v1alpha1.ServiceAnnotation: nil}); cerr != nil {
+			return kit.Progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, cerr
+		}
+		return kit.UpstreamFailure(err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", conn.Service)
+	now := metav1.NewTime(r.Clock.Now())
+	e.Status.RunID, e.Status.StartTime = run.ID, &now
+	if err := kit.PatchAnnotations(ctx, r.Client, e, map[string]any{
+		v1alpha1.RunIDAnnotation: run.ID, v1alpha1.CreatePendingAnnotation: nil}); err != nil {
+		return kit.Progressing(v1alpha1.ReasonCreating, "recording the run's id"), ctrl.Result{}, err
+	}
+	r.Recorder.Eventf(e, nil, corev1.EventTypeNormal, v1alpha1.ReasonCreating, "Create", "created run %s", run.ID)
+	observe(e, run)
+	return kit.Progressing(v1alpha1.ReasonRunning, progress(run)), ctrl.Result{RequeueAfter: minPoll}, nil
+}
+
+// judge reads the run's scores page by page and records the verdict.
+func (r *Reconciler) judge(ctx context.Context, c remote.Client, e *v1alpha1.EvaluationRun, run remote.Run,
+	incomplete bool) (kit.Outcome, ctrl.Result, error) {
+	refs, o, err := r.resolve(ctx, e)
+	if o != nil || err != nil {
+		return derefOutcome(o), ctrl.Result{}, err
+	}
+	metrics, err := refs.judged(ctx, c, e, run)
+	if err != nil {
+		o, res, err := kit.UpstreamFailure(err)
+		o.Message = "reading the run's Metrics: " + o.Message
+		return o, res, err
+	}
+	tally := verdict.NewTally(metrics)
+	if err := c.Scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil }); err != nil {
+		o, res, err := kit.UpstreamFailure(err)
+		o.Message = "reading the scores of run " + run.ID + ": " + o.Message
+		return o, res, err
+	}
+	expected := run.Records
+	if run.Expected != nil {
+		expected = *run.Expected
+	}
+	result := tally.Result(expected, incomplete, criteriaOf(e))
+	record(e, result, metav1.NewTime(r.Clock.Now()))
+	eventType := corev1.EventTypeNormal
+	if result.Verdict != verdict.Passed {
+		eventType = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(e, nil, eventType, result.Verdict, "Judge", "run %s: %s, %s", run.ID, result.Verdict, result.Reason)
+	return finished(e), ttlRequeue(e, r.Clock.Now()), nil
+}
+
+// finished is the Ready outcome of a judged run, whatever its verdict.
+func finished(e *v1alpha1.EvaluationRun) kit.Outcome {
+	msg := string(e.Status.Verdict)
+	if c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionPassed); c != nil {
+		msg += ": " + c.Message
+	}
+	return kit.Ready(v1alpha1.ReasonCompleted, msg)
+}
+
+// derefOutcome is *o, or the zero outcome of an error.
+func derefOutcome(o *kit.Outcome) kit.Outcome {
+	if o == nil {
+		return kit.Progressing(v1alpha1.ReasonReferencesNotReady, "reading the run's Testset and Metrics")
+	}
+	return *o
+}
+
+// ttlRequeue comes back when a judged run's ttlSecondsAfterFinished is due.
+func ttlRequeue(e *v1alpha1.EvaluationRun, now time.Time) ctrl.Result {
+	ttl := e.Spec.TTLSecondsAfterFinished
+	if ttl == nil || e.Status.CompletionTime == nil {
+		return ctrl.Result{}
+	}
+	return ctrl.Result{RequeueAfter: max(time.Second, e.Status.CompletionTime.Add(time.Duration(*ttl)*time.Second).Sub(now))}
+}
+
+// expired deletes a judged run whose TTL has passed; it reports whether it did.
+func (r *Reconciler) expired(ctx context.Context, e *v1alpha1.EvaluationRun) (bool, error) {
+	ttl := e.Spec.TTLSecondsAfterFinished
+	if ttl == nil || e.Status.CompletionTime == nil ||
+		r.Clock.Now().Before(e.Status.CompletionTime.Add(time.Duration(*ttl)*time.Second)) {
+		return false, nil
+	}
+	uid := e.UID
+	if err := r.Client.Delete(ctx, e, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("deleting after ttlSecondsAfterFinished: %w", err)
+	}
+	return true, nil
+}

@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package evalrun
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/verdict"
+)
+
+// refs are a run's Testset and Metrics, resolved to their remote ids.
+type refs struct {
+	testsetID string
+	// metrics are the Metrics of metricRefs, as the verdict needs them;
+	// metricIDs those of spec.metricIds, read from the service to judge.
+	metrics   []verdict.Metric
+	metricIDs []string
+}
+
+// resolve reads the run's Testset and Metrics from the cluster. One that
+// does not exist or is not Ready yet comes back as the outcome to wait with:
+// nothing is called until all are.
+func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun) (refs, *kit.Outcome, error) {
+	out := refs{testsetID: string(e.Spec.TestsetID)}
+	for _, id := range e.Spec.MetricIDs {
+		out.metricIDs = append(out.metricIDs, string(id))
+	}
+	if ref := e.Spec.TestsetRef; ref != nil {
+		t := &v1alpha1.Testset{}
+		if o, err := r.readReady(ctx, e, "Testset", ref.Name, t); o != nil || err != nil {
+			return refs{}, o, err
+		}
+		out.testsetID = t.RecordedID()
+	}
+	for _, ref := range e.Spec.MetricRefs {
+		m := &v1alpha1.Metric{}
+		if o, err := r.readReady(ctx, e, "Metric", ref.Name, m); o != nil || err != nil {
+			return refs{}, o, err
+		}
+		vm := verdict.Metric{ID: m.RecordedID(), Name: ref.Name, OutputType: string(m.Spec.OutputType),
+			Human: m.Spec.EvalType == v1alpha1.EvalTypeHuman}
+		if vm.OutputType != verdict.Boolean {
+			if m.Status.PassingThreshold == nil {
+				return refs{}, notReady("Metric %s has no passingThreshold in its status yet", ref.Name), nil
+			}
+			vm.Threshold = *m.Status.PassingThreshold
+		}
+		out.metrics = append(out.metrics, vm)
+	}
+	return out, nil, nil
+}
+
+// remoteObject is a Metric or a Testset.
+type remoteObject interface {
+	v1alpha1.Object
+	RecordedID() string
+}
+
+// readReady reads the object kind name of e's namespace into obj; an object
+// missing, not Ready or without a remote id is the outcome to wait with.
+func (r *Reconciler) readReady(ctx context.Context, e *v1alpha1.EvaluationRun, kind, name string, obj remoteObject) (
+	*kit.Outcome, error) {
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: e.Namespace, Name: name}, obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return notReady("%s %s not found; the run is created once it exists and is Ready", kind, name), nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s %s: %w", kind, name, err)
+	case !meta.IsStatusConditionTrue(*obj.GetConditions(), v1alpha1.ConditionReady) || obj.RecordedID() == "":
+		return notReady("%s %s is not Ready; the run is created once it is", kind, name), nil
+	}
+	return nil, nil
+}
+
+func notReady(format string, args ...any) *kit.Outcome {
+	o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, fmt.Sprintf(format, args...))
+	return &o
+}
+
+// request is the run to create.
+func (f refs) request(e *v1alpha1.EvaluationRun) remote.RunRequest {
+	ids := make([]string, 0, len(f.metrics)+len(f.metricIDs))
+	for _, m := range f.metrics {
+		ids = append(ids, m.ID)
+	}
+	return remote.RunRequest{ProjectID: e.Spec.ProjectID, TestsetID: f.testsetID,
+		SystemVersionID: e.Spec.SystemVersionID, MetricIDs: append(ids, f.metricIDs...)}
+}
+
+// judged are the run's Metrics as the verdict judges them: those of
+// metricRefs from the cluster, those of metricIds read from the service;
+// each with its minimum pass rate and the version id the run gave it.
+func (f refs) judged(ctx context.Context, c remote.Client, e *v1alpha1.EvaluationRun, run remote.Run) (
+	[]verdict.Metric, error) {
+	out := append([]verdict.Metric(nil), f.metrics...)
+	for _, id := range f.metricIDs {
+		m, err := c.GetMetric(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		vm := m.Judging()
+		vm.Name = id
+		out = append(out, vm)
+	}
+	for i := range out {
+		out[i].MinPassRate = minPassRate(e, out[i].Name, out[i].ID)
+		if j := slices.Index(run.MetricIDs, out[i].ID); j >= 0 && j < len(run.MetricVersionIDs) {
+			out[i].VersionID = run.MetricVersionIDs[j]
+		}
+	}
+	return out, nil
+}

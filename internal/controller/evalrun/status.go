@@ -1,0 +1,120 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package evalrun
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/verdict"
+)
+
+// observe copies the service's phase and counts of run into e's status.
+func observe(e *v1alpha1.EvaluationRun, run remote.Run) {
+	e.Status.RunID, e.Status.Phase = run.ID, run.Status
+	e.Status.Records, e.Status.Scores = clamp32(run.Records), clamp32(run.Scores)
+	e.Status.ExpectedRecords = nil
+	if run.Expected != nil {
+		n := clamp32(*run.Expected)
+		e.Status.ExpectedRecords = &n
+	}
+}
+
+func clamp32(n int) int32 { return int32(min(max(n, 0), 1<<31-1)) } //nolint:gosec // clamped
+
+// progress says where a run in progress stands.
+func progress(run remote.Run) string {
+	expected := "?"
+	if run.Expected != nil {
+		expected = fmt.Sprint(*run.Expected)
+	}
+	return fmt.Sprintf("run %s is %s: %d of %s records, %d scores", run.ID, run.Status, run.Records, expected, run.Scores)
+}
+
+// startOf is when e's run was created: status.startTime, or, should that
+// write have been lost, the object's creation.
+func startOf(e *v1alpha1.EvaluationRun) time.Time {
+	if e.Status.StartTime != nil {
+		return e.Status.StartTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+func timeoutOf(e *v1alpha1.EvaluationRun) time.Duration {
+	if e.Spec.Timeout == nil || e.Spec.Timeout.Duration <= 0 {
+		return defaultTimeout
+	}
+	return e.Spec.Timeout.Duration
+}
+
+// pollAfter is when a run that has run for elapsed is read again.
+func pollAfter(elapsed time.Duration) time.Duration { return min(max(elapsed/4, minPoll), maxPoll) }
+
+// criteriaOf is e's pass criteria for the verdict.
+func criteriaOf(e *v1alpha1.EvaluationRun) verdict.Criteria {
+	return verdict.Criteria{MinScoredRatio: orOne(e.Spec.PassCriteria.MinScoredRatio),
+		IgnoreHuman: e.Spec.HumanScoring != v1alpha1.HumanScoringWait}
+}
+
+func orOne(v *float64) float64 {
+	if v == nil {
+		return 1
+	}
+	return *v
+}
+
+// minPassRate is the pass rate m must reach under e's criteria: its own
+// entry, by object name or id, else the run's.
+func minPassRate(e *v1alpha1.EvaluationRun, name, id string) float64 {
+	for _, c := range e.Spec.PassCriteria.Metrics {
+		if (c.Name != "" && c.Name == name) || (c.ID != "" && string(c.ID) == id) {
+			return c.MinPassRate
+		}
+	}
+	return orOne(e.Spec.PassCriteria.MinPassRate)
+}
+
+// record writes res into e's status and its Passed condition.
+func record(e *v1alpha1.EvaluationRun, res verdict.Result, now metav1.Time) {
+	e.Status.Metrics = make([]v1alpha1.MetricResult, len(res.Metrics))
+	for i, m := range res.Metrics {
+		e.Status.Metrics[i] = v1alpha1.MetricResult{ID: m.ID, Name: m.Name, Passed: clamp32(m.Passed),
+			Failed: clamp32(m.Failed), Unscored: clamp32(m.Unscored), PassRate: m.PassRate, MinPassRate: m.MinPassRate,
+			Judged: m.Judged}
+	}
+	e.Status.Verdict = v1alpha1.Verdict(res.Verdict)
+	e.Status.CompletionTime = &now
+	meta.SetStatusCondition(&e.Status.Conditions, passedCondition(res, e.Generation))
+}
+
+// passedCondition is the Passed condition of a verdict.
+func passedCondition(res verdict.Result, generation int64) metav1.Condition {
+	status := metav1.ConditionUnknown
+	switch res.Verdict {
+	case verdict.Passed:
+		status = metav1.ConditionTrue
+	case verdict.Failed:
+		status = metav1.ConditionFalse
+	}
+	return metav1.Condition{Type: v1alpha1.ConditionPassed, Status: status, Reason: res.Verdict,
+		Message: res.Reason, ObservedGeneration: generation}
+}

@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+)
+
+// runMetric is a Metric of project proj-1, the project of the runs' Testsets.
+func runMetric(ns, name, evalType, outputType string) *v1alpha1.Metric {
+	spec := v1alpha1.MetricSpec{ProjectID: "proj-1", Name: v1alpha1.LineText(name),
+		EvalType: v1alpha1.EvalType(evalType), OutputType: v1alpha1.OutputType(outputType), APIKeySecretRef: ref()}
+	if evalType == evalapi.EvalTypeAI {
+		spec.PromptTemplate = ptr.To[v1alpha1.Text]("Rate {{outputs.response}}")
+	}
+	return &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+}
+
+func newRun(ns, name string, metrics ...string) *v1alpha1.EvaluationRun {
+	e := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj-1", TestsetRef: &v1alpha1.ObjectRef{Name: "qa"},
+			APIKeySecretRef: ref()}}
+	for _, m := range metrics {
+		e.Spec.MetricRefs = append(e.Spec.MetricRefs, v1alpha1.ObjectRef{Name: m})
+	}
+	return e
+}
+
+// execute creates one record per testcase of run id (the two of Testset
+// qa), as an executor does.
+func execute(up *upstream, runID string) {
+	GinkgoHelper()
+	for i := range 2 {
+		_, err := serviceClient(up).CreateRecord(rootCtx, testKey, runID, evalapi.RecordRequest{
+			Inputs: json.RawMessage(fmt.Sprintf(`{"question":"q%d"}`, i)), Expected: json.RawMessage(`{}`),
+			Outputs: json.RawMessage(fmt.Sprintf(`{"answer":"a%d"}`, i))})
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// runID waits for e's remote run id.
+func runID(e *v1alpha1.EvaluationRun) string {
+	GinkgoHelper()
+	Eventually(func(g Gomega) string {
+		g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+		return e.RecordedID()
+	}).ShouldNot(BeEmpty())
+	return e.RecordedID()
+}
+
+// judged waits for e's verdict.
+func judged(e *v1alpha1.EvaluationRun) v1alpha1.Verdict {
+	GinkgoHelper()
+	Eventually(func(g Gomega) v1alpha1.Verdict {
+		g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+		return e.Status.Verdict
+	}, 20*time.Second).ShouldNot(BeEmpty())
+	return e.Status.Verdict
+}
+
+func passedCondition(e *v1alpha1.EvaluationRun) *metav1.Condition {
+	return meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionPassed)
+}
+
+var _ = Describe("EvaluationRun reconciler", func() {
+	var (
+		ns string
+		up *upstream
+	)
+	BeforeEach(func() {
+		ns, up = newFixture()
+		startManager(up.opts)
+		Expect(k8s.Create(rootCtx, newTestset(ns, "qa", inline(`{"id":"a","question":"q0"}`, `{"id":"b","question":"q1"}`)))).To(Succeed())
+	})
+
+	It("creates the run once when its Testset and Metrics are Ready, follows it, and judges it Passed", func() {
+		e := newRun(ns, "release-42", "exact", "quality")
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		Eventually(readyCondition(e)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonReferencesNotReady))
+		Expect(up.Calls(evalapitest.OpCreateRun)).To(BeZero(), "nothing is called until the references are Ready")
+
+		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+		Expect(k8s.Create(rootCtx, runMetric(ns, "quality", "ai", "int"))).To(Succeed())
+		id := runID(e)
+		Eventually(readyCondition(e)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRunning))
+		Expect(e.Status.ExpectedRecords).To(HaveValue(BeEquivalentTo(2)))
+
+		execute(up, id)
+		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Passed")))
+		Expect(readyCondition(e)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted))
+		Expect(passedCondition(e)).To(haveReason(metav1.ConditionTrue, "Passed"))
+		Expect(e.Status.Phase).To(Equal(evalapi.RunCompleted))
+		Expect(e.Status.Records).To(BeEquivalentTo(2))
+		Expect(e.Status.Metrics).To(HaveLen(2))
+		for _, m := range e.Status.Metrics {
+			Expect(m.Passed).To(BeEquivalentTo(2), m.Name)
+			Expect(m.Failed).To(BeZero(), m.Name)
+			Expect(m.PassRate).To(HaveValue(BeEquivalentTo(1.0)))
+		}
+		Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1))
+		run, ok := up.Run(id)
+		Expect(ok).To(BeTrue())
+		Expect(run.TestsetID).To(HaveValue(Equal(testsetIDOf(ns, "qa"))))
+	})
+
+	It("fails a run below its minimum pass rate, and leaves a human Metric out of the verdict", func() {
+		up.SetScorer(func(_ evalapi.Metric, r evalapi.Record) json.RawMessage {
+			return json.RawMessage(fmt.Sprintf(`{"binaryScore":%t}`, string(r.Inputs) == `{"question":"q0"}`))
+		})
+		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+		Expect(k8s.Create(rootCtx, runMetric(ns, "tone", "human", "boolean"))).To(Succeed())
+		e := newRun(ns, "half", "exact", "tone")
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		execute(up, runID(e))
+		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Failed")))
+		Expect(passedCondition(e)).To(And(haveReason(metav1.ConditionFalse, "Failed"),
+			HaveField("Message", ContainSubstring("Metric exact is below its minimum pass rate"))))
+		Expect(e.Status.Phase).To(Equal(evalapi.RunAwaitingHumanScoring), "judged without the human scores")
+		Expect(e.Status.Metrics[0]).To(And(HaveField("Passed", BeEquivalentTo(1)), HaveField("Failed", BeEquivalentTo(1)),
+			HaveField("Judged", BeTrue())))
+		Expect(e.Status.Metrics[1]).To(And(HaveField("Unscored", BeEquivalentTo(2)), HaveField("Judged", BeFalse())))
+
+		By("a pass rate of 0.5 is enough for the same scores")
+		lenient := newRun(ns, "lenient", "exact", "tone")
+		lenient.Spec.PassCriteria.Metrics = []v1alpha1.MetricPassCriteria{{Name: "exact", MinPassRate: 0.5}}
+		Expect(k8s.Create(rootCtx, lenient)).To(Succeed())
+		execute(up, runID(lenient))
+		Expect(judged(lenient)).To(Equal(v1alpha1.Verdict("Passed")))
+	})
+
+	It("judges a run whose scores never come Inconclusive at its timeout", func() {
+		up.SetScorer(nil)
+		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+		e := newRun(ns, "stuck", "exact")
+		e.Spec.Timeout = &metav1.Duration{Duration: 3 * time.Second}
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		execute(up, runID(e))
+		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
+		Expect(e.Status.Phase).To(Equal(evalapi.RunRunningScoring))
+		Expect(passedCondition(e)).To(haveReason(metav1.ConditionUnknown, "Inconclusive"))
+		Expect(readyCondition(e)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCompleted),
+			"a finished run is Ready whatever its verdict")
+	})
+
+	It("never creates a run twice: a create whose answer was lost waits for a person", func() {
+		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+		up.InjectFaults(evalapitest.OpCreateRun, evalapitest.CommitThenReset)
+		e := newRun(ns, "lost", "exact")
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		Eventually(readyCondition(e)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
+		touch(e)
+		Consistently(func() int { return up.Calls(evalapitest.OpCreateRun) }, 2*time.Second).Should(Equal(1))
+		Expect(up.Runs()).To(HaveLen(1))
+
+		By("a person records the run's id: it is followed from there")
+		setAnnotation(e, v1alpha1.RunIDAnnotation, ptrTo(up.Runs()[0].ID))
+		execute(up, up.Runs()[0].ID)
+		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Passed")))
+		Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1))
+	})
+})
+
+// testsetIDOf is the remote id of Testset name, once it has one.
+func testsetIDOf(ns, name string) string {
+	GinkgoHelper()
+	t := &v1alpha1.Testset{}
+	Expect(k8s.Get(rootCtx, client.ObjectKey{Namespace: ns, Name: name}, t)).To(Succeed())
+	return t.RecordedID()
+}
