@@ -402,6 +402,9 @@ func run(c config) error {
 	if err := metrics.Registry.Register(statemetrics.New(mgr.GetCache(), c.metricsNamespaceLabel)); err != nil {
 		return fmt.Errorf("registering the object state metrics: %w", err)
 	}
+	if err := metrics.Registry.Register(statemetrics.NewRunCollector(mgr.GetCache())); err != nil {
+		return fmt.Errorf("registering the EvaluationRun metrics: %w", err)
+	}
 	build := buildinfo.Get()
 	if err := metrics.Registry.Register(build.Collector()); err != nil {
 		return fmt.Errorf("registering the build info metric: %w", err)

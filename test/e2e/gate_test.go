@@ -88,7 +88,7 @@ var _ = Describe("kubectl eval gate", func() {
 				APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "gate-key"}}})).To(Succeed())
 		Expect(k8s.Create(ctx, &v1alpha1.Testset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "qa"},
 			Spec: v1alpha1.TestsetSpec{ProjectID: "proj_gate", Name: "QA", KeyField: "id",
-				Inline: []runtime.RawExtension{{Raw: []byte(`{"id":"a","question":"q0"}`)}, {Raw: []byte(`{"id":"b","question":"q1"}`)}},
+				Inline:          []runtime.RawExtension{{Raw: []byte(`{"id":"a","question":"q0"}`)}, {Raw: []byte(`{"id":"b","question":"q1"}`)}},
 				APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "gate-key"}}})).To(Succeed())
 
 		dir := GinkgoT().TempDir()

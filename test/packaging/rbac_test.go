@@ -89,7 +89,7 @@ var _ = Describe("The manager's permissions", func() {
 		generated := permissions(generatedRules())
 		rest := permissions(restRules())
 		Expect(rest).To(ConsistOf(
-			apiGroup+" metrics create", apiGroup+" metrics delete",
+			apiGroup+" metrics create", apiGroup+" metrics delete", apiGroup+" testsets create", apiGroup+" testsets delete",
 			apiGroup+" testsetdeletions create", apiGroup+" testcasedeletions create"))
 		for _, p := range rest {
 			Expect(generated).NotTo(ContainElement(p),
