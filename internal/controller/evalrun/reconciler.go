@@ -135,9 +135,11 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	}
 	run, err := conn.Client().CreateRun(context.WithoutCancel(ctx), refs.request(e), guard)
 	switch {
-	case err != nil && (!guarded || !e.CreatePending()):
-		o, res, err := kit.UpstreamFailure(err)
-		return o, res, err
+	case err != nil && !guarded:
+		return kit.UpstreamFailure(err)
+	case !e.CreatePending():
+		// The guard's write failed: nothing was sent.
+		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 	case err != nil && remote.FailureOf(err) == remote.OutcomeUnknown:
 		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, "the create was sent but no answer came back, so the "+
 			"run may exist in the service: "+err.Error()), ctrl.Result{}, nil
