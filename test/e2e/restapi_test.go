@@ -138,10 +138,13 @@ var _ = Describe("The REST server", func() {
 	})
 
 	It("serves an SDK's testset against a real service: created once there, its testcases synced", func(ctx SpecContext) {
-		upstream := evalapitest.New()
+		// A key of its own: the REST server refuses one that labelled Secrets
+		// of two namespaces hold, as other specs' may.
+		key := framework.NewKey("e2e")
+		upstream := evalapitest.New(evalapitest.WithKeys(key))
 		DeferCleanup(upstream.Close)
 		ns := newNamespace(ctx, "rest-testsets")
-		createKeySecret(ctx, ns, "rest-key", evalapitest.DefaultKey, true)
+		createKeySecret(ctx, ns, "rest-key", key, true)
 		addr, err := framework.FreeAddr()
 		Expect(err).NotTo(HaveOccurred())
 		startManager(ctx, "manager", "--serve-api="+addr, "--api-url="+upstream.URL())
@@ -150,7 +153,7 @@ var _ = Describe("The REST server", func() {
 		var code int
 		var answer []byte
 		Eventually(func() (int, error) { // until the server listens and knows the key
-			code, answer, err = send(ctx, http.MethodPost, api+"/projects/proj_ts/testsets", evalapitest.DefaultKey,
+			code, answer, err = send(ctx, http.MethodPost, api+"/projects/proj_ts/testsets", key,
 				`{"name":"QA","description":"","jsonSchema":{"type":"object"},
 				"fieldMapping":{"inputs":["question"],"expected":["answer"],"metadata":[]}}`, "e2e-testset")
 			return code, err
@@ -161,7 +164,7 @@ var _ = Describe("The REST server", func() {
 		Expect(ok).To(BeTrue(), "the answer's id is the service's")
 		Expect(remote.Name).To(Equal("QA"))
 
-		code, answer, err = call(ctx, http.MethodPost, api+"/testsets/"+ts.ID+"/testcases", evalapitest.DefaultKey,
+		code, answer, err = call(ctx, http.MethodPost, api+"/testsets/"+ts.ID+"/testcases", key,
 			`{"items":[{"jsonData":{"question":"2+2?","answer":"4"}},{"jsonData":{"question":"3+3?","answer":"6"}}]}`)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusCreated), string(answer))
@@ -171,7 +174,7 @@ var _ = Describe("The REST server", func() {
 		}
 		Expect(upstream.Calls("create_testset")).To(Equal(1))
 
-		code, answer, err = call(ctx, http.MethodDelete, api+"/testsets/"+ts.ID, evalapitest.DefaultKey, "")
+		code, answer, err = call(ctx, http.MethodDelete, api+"/testsets/"+ts.ID, key, "")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusOK), string(answer))
 		_, ok = upstream.Testset(ts.ID)
