@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,20 +156,13 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 	if t.Kind != "EvaluationRun" {
 		return nil, usageError(fmt.Errorf("the template's kind is %q, not EvaluationRun", t.Kind))
 	}
-	prefix := strings.TrimSuffix(cmpOr(t.Name, "gate"), "-") + "-"
+	prefix := strings.TrimSuffix(cmp.Or(t.Name, "gate"), "-") + "-"
 	run := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Namespace: ns,
 		Labels: t.Labels, Annotations: t.Annotations}, Spec: t.Spec}
 	if o.systemVersionID != "" {
 		run.Spec.SystemVersionID = o.systemVersionID
 	}
 	return run, nil
-}
-
-func cmpOr(v, fallback string) string {
-	if v == "" {
-		return fallback
-	}
-	return v
 }
 
 func runTimeout(e *v1alpha1.EvaluationRun) time.Duration {

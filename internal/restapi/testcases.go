@@ -18,6 +18,7 @@ package restapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -111,7 +112,7 @@ func (s *Server) casesOf(ctx context.Context, t *evaluationv1alpha1.Testset) ([]
 	case t.Spec.ConfigMapRef != nil:
 		set, err = s.configMapCases(ctx, t)
 	default:
-		set, err = testcases.FromItems(inlineItems(t), string(t.Spec.KeyField))
+		set, err = testcases.FromItems(raw(t.Spec.Inline), string(t.Spec.KeyField))
 	}
 	if bad, ok := errors.AsType[*testcases.Error](err); ok {
 		return nil, conflict("The Testset's testcases are not valid: %s", bad.Message)
@@ -127,7 +128,7 @@ func (s *Server) casesOf(ctx context.Context, t *evaluationv1alpha1.Testset) ([]
 // not cached whole); its tenant's read budget pays by its size.
 func (s *Server) configMapCases(ctx context.Context, t *evaluationv1alpha1.Testset) (testcases.Set, error) {
 	ref := t.Spec.ConfigMapRef
-	dataKey := cmpOr(ref.Key, "testcases.jsonl")
+	dataKey := cmp.Or(ref.Key, "testcases.jsonl")
 	cm := &corev1.ConfigMap{}
 	err := s.opts.Reader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: ref.Name}, cm)
 	if apierrors.IsNotFound(err) {
@@ -144,19 +145,13 @@ func (s *Server) configMapCases(ctx context.Context, t *evaluationv1alpha1.Tests
 	return testcases.FromLines(strings.NewReader(data), string(t.Spec.KeyField))
 }
 
-func cmpOr(v, fallback string) string {
-	if v == "" {
-		return fallback
+// raw is the data of each of items.
+func raw(items []runtime.RawExtension) [][]byte {
+	out := make([][]byte, len(items))
+	for i, it := range items {
+		out[i] = it.Raw
 	}
-	return v
-}
-
-func inlineItems(t *evaluationv1alpha1.Testset) [][]byte {
-	items := make([][]byte, len(t.Spec.Inline))
-	for i, it := range t.Spec.Inline {
-		items[i] = it.Raw
-	}
-	return items
+	return out
 }
 
 // testcaseOf is c, a testcase of t, as the service answers it.
@@ -305,7 +300,7 @@ func keyed(t *evaluationv1alpha1.Testset, data json.RawMessage, want, field stri
 	if _, set := obj[apiKeyField]; set {
 		return nil, "", []fieldError{{Field: field + "." + apiKeyField, Message: "is reserved: the server keys the testcase"}}
 	}
-	key := cmpOr(want, newTestcaseKey())
+	key := cmp.Or(want, newTestcaseKey())
 	obj[apiKeyField], _ = json.Marshal(key) //nolint:errchkjson // a string
 	out, err := json.Marshal(obj)
 	if err != nil {
@@ -318,9 +313,7 @@ func keyed(t *evaluationv1alpha1.Testset, data json.RawMessage, want, field stri
 // reported on the request's field.
 func checkedItems(t *evaluationv1alpha1.Testset, items []runtime.RawExtension, field string) error {
 	size := 0
-	raw := make([][]byte, len(items))
-	for i, it := range items {
-		raw[i] = it.Raw
+	for _, it := range items {
 		size += len(it.Raw)
 	}
 	if size > maxAPITestcaseBytes {
@@ -328,7 +321,7 @@ func checkedItems(t *evaluationv1alpha1.Testset, items []runtime.RawExtension, f
 			"The Testset's testcases would be %d bytes, over the %d this server stores inline; keep a larger set "+
 				"in a ConfigMap or Git", size, maxAPITestcaseBytes), nil)
 	}
-	_, err := testcases.FromItems(raw, string(t.Spec.KeyField))
+	_, err := testcases.FromItems(raw(items), string(t.Spec.KeyField))
 	if bad, ok := errors.AsType[*testcases.Error](err); ok {
 		return validationError(fieldError{Field: field, Message: bad.Message})
 	}
@@ -399,11 +392,7 @@ func (s *Server) editTestcases(ctx context.Context, t *evaluationv1alpha1.Testse
 
 // testcasesIn is items, testcases of t, as the service answers them.
 func testcasesIn(t *evaluationv1alpha1.Testset, items []runtime.RawExtension) ([]evalapi.Testcase, error) {
-	raw := make([][]byte, len(items))
-	for i, it := range items {
-		raw[i] = it.Raw
-	}
-	set, err := testcases.FromItems(raw, string(t.Spec.KeyField))
+	set, err := testcases.FromItems(raw(items), string(t.Spec.KeyField))
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +429,7 @@ func (s *Server) updateTestcase(w http.ResponseWriter, r *http.Request) response
 	}
 	return s.editTestcases(r.Context(), t, func(t *evaluationv1alpha1.Testset) error {
 		// Found again by key: the list may have changed since it was read.
-		cases, err := testcases.FromItems(inlineItems(t), string(t.Spec.KeyField))
+		cases, err := testcases.FromItems(raw(t.Spec.Inline), string(t.Spec.KeyField))
 		if err != nil {
 			return conflict("The Testset's testcases are not valid: %s", err)
 		}
