@@ -29,6 +29,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -181,29 +182,40 @@ func (o *gateOptions) await(ctx context.Context, c client.Client, key types.Name
 	tick := time.NewTicker(o.poll)
 	defer tick.Stop()
 	e := &v1alpha1.EvaluationRun{}
+	var lastErr error
 	for {
-		err := c.Get(ctx, key, e)
+		// A read that fails for a moment (an API server restarting, the client's rate limiter
+		// near the deadline) is retried until the wait ends; only a deleted run ends it early.
+		lastErr = c.Get(ctx, key, e)
 		switch {
-		case err == nil && e.Status.Verdict != "":
+		case lastErr == nil && e.Status.Verdict != "":
 			return e, nil
-		case err == nil:
+		case lastErr == nil:
 			if s := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionStalled); s != nil &&
 				s.Status == metav1.ConditionTrue && s.ObservedGeneration >= e.Generation {
 				return nil, gateExit(gateInconclusive, "evaluationrun/%s needs a person: %s: %s", key.Name, s.Reason, s.Message)
 			}
-		case ctx.Err() == nil:
-			return nil, gateExit(gateInconclusive, "reading evaluationrun/%s: %w", key.Name, err)
+		case apierrors.IsNotFound(lastErr):
+			return nil, gateExit(gateInconclusive, "evaluationrun/%s was deleted before its verdict", key.Name)
 		}
 		select {
 		case <-ctx.Done():
-			why := "no verdict"
-			if r := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady); r != nil {
-				why = r.Reason + ": " + r.Message
-			}
-			return nil, gateExit(gateInconclusive, "evaluationrun/%s has no verdict after %s (%s)", key.Name, wait, why)
+			return nil, gateExit(gateInconclusive, "evaluationrun/%s has no verdict after %s (%s)", key.Name, wait, noVerdict(e, lastErr))
 		case <-tick.C:
 		}
 	}
+}
+
+// noVerdict says why the wait ended without a verdict: the run's Ready condition, or the
+// last read's error when the run could not be read at all.
+func noVerdict(e *v1alpha1.EvaluationRun, lastErr error) string {
+	if r := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady); r != nil {
+		return r.Reason + ": " + r.Message
+	}
+	if lastErr != nil && e.ResourceVersion == "" {
+		return "reading it: " + lastErr.Error()
+	}
+	return "no verdict"
 }
 
 // printVerdict writes the run's verdict and each Metric's counts.

@@ -130,6 +130,21 @@ var _ = Describe("kubectl eval gate", func() {
 		_, _, err = run(ctx, nil, "gate", "-n", quiet, "-f", template, "--timeout", "1s", "--poll-interval", "100ms")
 		Expect(exitCode(err)).To(Equal(2))
 		Expect(err).To(MatchError(ContainSubstring("has no verdict after 1s")))
+
+		deleted, err := framework.NewNamespace(ctx, k8s, "gate-deleted-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		go func() {
+			defer GinkgoRecover()
+			Eventually(ctx, func(g Gomega) {
+				var l v1alpha1.EvaluationRunList
+				g.Expect(k8s.List(ctx, &l, client.InNamespace(deleted))).To(Succeed())
+				g.Expect(l.Items).To(HaveLen(1))
+				g.Expect(k8s.Delete(ctx, &l.Items[0])).To(Succeed())
+			}).WithTimeout(30 * time.Second).Should(Succeed())
+		}()
+		_, _, err = run(ctx, nil, "gate", "-n", deleted, "-f", template, "--poll-interval", "100ms")
+		Expect(exitCode(err)).To(Equal(2))
+		Expect(err).To(MatchError(ContainSubstring("was deleted before its verdict")))
 	})
 
 	It("refuses a template that is not an EvaluationRun, creating nothing", func(ctx SpecContext) {
