@@ -242,6 +242,14 @@ const (
 	// ReasonStandaloneUnsupported: the EvaluationRun resolves to a standalone
 	// service, which does not run evaluations in this version.
 	ReasonStandaloneUnsupported = "StandaloneUnsupported"
+	// ReasonInvalidExecutor: the API server refuses an EvaluationRun's
+	// executor Job (a dry run, before the run is created); the message
+	// names the field.
+	ReasonInvalidExecutor = "InvalidExecutor"
+	// ReasonExecutorKeyUnavailable: an EvaluationRun has an executor but its
+	// key is not in a Secret of its own namespace, which the executor's Pod
+	// could read (a ClusterEvaluationService's own key is never handed out).
+	ReasonExecutorKeyUnavailable = "ExecutorKeyUnavailable"
 )
 
 // Event reasons that are not condition reasons.

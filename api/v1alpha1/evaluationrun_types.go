@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -123,6 +124,12 @@ type EvaluationRunSpec struct {
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:-]*$`
 	SystemVersionID string `json:"systemVersionId,omitempty"`
+	// executor is a Job the operator starts once the run exists in the
+	// service, to run the system under test on the run's testcases and
+	// write the records (and any scores the caller gives). Unset, records
+	// come from elsewhere: a CI job, the SDKs' runAndEvaluate.
+	// +optional
+	Executor *Executor `json:"executor,omitempty"`
 	// passCriteria are what the run must reach to pass.
 	// +optional
 	PassCriteria PassCriteria `json:"passCriteria,omitempty"`
@@ -153,6 +160,26 @@ type EvaluationRunSpec struct {
 	// serviceRef names the service connection, as for a Metric.
 	// +optional
 	ServiceRef *ServiceReference `json:"serviceRef,omitempty"`
+}
+
+// Executor is the Job that runs the system under test for one run.
+type Executor struct {
+	// template is the Pod the Job runs, once: the Job has backoffLimit 0
+	// (a second attempt would write the records twice) and ignores Pod
+	// disruptions, and its Pods restart Never. Every container gets
+	// EVAL_API_URL, EVAL_API_KEY (a secretKeyRef to the run's key Secret,
+	// never the key itself), EVAL_RUN_ID, EVAL_PROJECT_ID and
+	// EVAL_TESTSET_ID, replacing variables of those names.
+	//
+	// The CRD keeps the template's schema out (it would make the CRD too
+	// large for client-side apply); the operator checks the Job with a
+	// dry run before the run is created, and a template the API server
+	// refuses stops the run at Stalled InvalidExecutor, naming the field.
+	// +required
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Template corev1.PodTemplateSpec `json:"template"`
 }
 
 // Verdict is a finished run's outcome.
@@ -213,6 +240,10 @@ type EvaluationRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Scores int32 `json:"scores,omitempty"`
+	// executorJob is the name of the executor Job, once started.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	ExecutorJob string `json:"executorJob,omitempty"`
 	// metrics are each Metric's counts and pass rate, once judged.
 	// +optional
 	// +kubebuilder:validation:MaxItems=50

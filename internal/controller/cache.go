@@ -17,12 +17,16 @@ limitations under the License.
 package controller
 
 import (
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/evalrun"
 	"github.com/eval-operator/eval-operator/internal/controller/metric"
 	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
 )
@@ -49,6 +53,8 @@ func CacheOptions(namespaces []string) cache.Options {
 			&v1alpha1.Metric{}: {Transform: metric.CacheTransform()},
 			// A finished bulk deletion is cached without its ids.
 			&v1alpha1.TestcaseDeletion{}: {Transform: oneshot.CacheTransform()},
+			// Only the EvaluationRuns' executor Jobs, not every Job of the cluster.
+			&batchv1.Job{}: {Label: executorJobs},
 		},
 	}
 	if len(namespaces) > 0 {
@@ -70,3 +76,12 @@ func stripAnnotations(in any) (any, error) {
 	}
 	return in, nil
 }
+
+// executorJobs selects the executor Jobs of EvaluationRuns.
+var executorJobs = func() labels.Selector {
+	req, err := labels.NewRequirement(evalrun.ExecutorLabel, selection.Exists, nil)
+	if err != nil {
+		panic(err) // a constant key
+	}
+	return labels.NewSelector().Add(*req)
+}()

@@ -23,6 +23,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -184,6 +186,90 @@ var _ = Describe("EvaluationRun reconciler", func() {
 		execute(up, up.Runs()[0].ID)
 		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Passed")))
 		Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1))
+	})
+
+	Context("with an executor", func() {
+		executor := func(e *v1alpha1.EvaluationRun) *v1alpha1.EvaluationRun {
+			e.Spec.Executor = &v1alpha1.Executor{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "system", Image: "example.com/support-assistant:1.4",
+					Env: []corev1.EnvVar{{Name: "EVAL_RUN_ID", Value: "set-by-hand"}, {Name: "MODEL", Value: "m-2"}}}}}}}
+			return e
+		}
+		executorJob := func(e *v1alpha1.EvaluationRun) *batchv1.Job {
+			GinkgoHelper()
+			job := &batchv1.Job{}
+			Eventually(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(e), job) }).Should(Succeed())
+			return job
+		}
+
+		It("starts one Job once the run exists, with the run's ids and the key by reference, and judges a failed one at once", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "nightly", "exact"))
+			e.Spec.Timeout = &metav1.Duration{Duration: 10 * time.Minute}
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			id := runID(e)
+			job := executorJob(e)
+			Expect(metav1.IsControlledBy(job, e)).To(BeTrue(), "deleting the run deletes its Job")
+			Expect(job.Spec.BackoffLimit).To(HaveValue(BeZero()), "a second attempt would write the records twice")
+			Expect(job.Spec.ActiveDeadlineSeconds).To(HaveValue(BeEquivalentTo(600)))
+			Expect(job.Spec.Template.Spec.RestartPolicy).To(Equal(corev1.RestartPolicyNever))
+			env := job.Spec.Template.Spec.Containers[0].Env
+			Expect(env).To(ConsistOf(
+				corev1.EnvVar{Name: "MODEL", Value: "m-2"},
+				corev1.EnvVar{Name: "EVAL_API_URL", Value: up.URL()},
+				corev1.EnvVar{Name: "EVAL_API_KEY", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: secretName}, Key: v1alpha1.DefaultAPIKeySecretKey}}},
+				corev1.EnvVar{Name: "EVAL_RUN_ID", Value: id},
+				corev1.EnvVar{Name: "EVAL_PROJECT_ID", Value: "proj-1"},
+				corev1.EnvVar{Name: "EVAL_TESTSET_ID", Value: testsetIDOf(ns, "qa")},
+			))
+			raw, err := json.Marshal(job)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(raw)).NotTo(ContainSubstring(testKey), "the key stays in its Secret")
+			Eventually(func(g Gomega) string {
+				g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+				return e.Status.ExecutorJob
+			}).Should(Equal(job.Name))
+
+			By("touching the run starts no second Job and no second run")
+			touch(e)
+			Consistently(func(g Gomega) int {
+				var jobs batchv1.JobList
+				g.Expect(k8s.List(rootCtx, &jobs, client.InNamespace(ns))).To(Succeed())
+				return len(jobs.Items)
+			}, time.Second).Should(Equal(1))
+			Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1))
+
+			By("the Job fails before the scores: the run is judged at once, Inconclusive")
+			up.SetScorer(nil)
+			execute(up, id)
+			now := metav1.Now()
+			job.Status.StartTime = &now
+			job.Status.Failed = 1
+			job.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+					Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
+				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+					Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
+			}
+			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
+			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job nightly failed (BackoffLimitExceeded"))
+		})
+
+		It("refuses a Job the API server would refuse before creating the run", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "no-image", "exact"))
+			e.Spec.Executor.Template.Spec.Containers[0].Image = ""
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			Eventually(stalledReason(e)).Should(Equal(v1alpha1.ReasonInvalidExecutor))
+			Expect(meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionStalled).Message).To(
+				ContainSubstring("spec.template.spec.containers[0].image"))
+			Expect(up.Calls(evalapitest.OpCreateRun)).To(BeZero())
+			var jobs batchv1.JobList
+			Expect(k8s.List(rootCtx, &jobs, client.InNamespace(ns))).To(Succeed())
+			Expect(jobs.Items).To(BeEmpty())
+		})
 	})
 })
 

@@ -215,6 +215,15 @@ type Connection struct {
 // and a committed create is already the answer.
 func (c *Connection) HoldsCopies() bool { return !c.local }
 
+// KeySecret is the Secret and its data key the object's key is read from;
+// ok is false when the object has none.
+func (c *Connection) KeySecret() (secret types.NamespacedName, key string, ok bool) {
+	if c.key.ref == nil {
+		return types.NamespacedName{}, "", false
+	}
+	return *c.key.ref, c.key.field, true
+}
+
 // BulkDeleteCalls is how many calls deleting ids testcases sends the
 // service: one per batch, none where the service is standalone.
 func (c *Connection) BulkDeleteCalls(ids int) int {

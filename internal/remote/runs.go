@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/verdict"
@@ -42,6 +44,8 @@ type RunRequest struct {
 type Run struct {
 	ID     string
 	Status string
+	// TestsetID is the run's Testset, "" without one.
+	TestsetID string
 	// Records and Scores are the service's counts; Expected the records it
 	// expects (its Testset's testcases), nil without a Testset.
 	Records, Scores int
@@ -51,7 +55,7 @@ type Run struct {
 }
 
 func runOf(r evalapi.Run) Run {
-	return Run{ID: r.ID, Status: r.Status, Records: r.NumRecords, Scores: r.NumScores, Expected: r.NumExpectedRecords,
+	return Run{ID: r.ID, Status: r.Status, TestsetID: ptr.Deref(r.TestsetID, ""), Records: r.NumRecords, Scores: r.NumScores, Expected: r.NumExpectedRecords,
 		MetricIDs: r.MetricIDs, MetricVersionIDs: r.MetricVersionIDs}
 }
 

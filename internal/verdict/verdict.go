@@ -204,13 +204,31 @@ type Result struct {
 	Reason string
 }
 
+// outcome is the verdict and its reason: failed names the first Metric
+// below its minimum pass rate, thin the first with too few scores.
+func outcome(failed, thin, unfinished string, judged int) (verdict, reason string) {
+	switch {
+	case failed != "":
+		return Failed, "Metric " + failed + " is below its minimum pass rate"
+	case thin != "" && unfinished != "":
+		return Inconclusive, "Metric " + thin + " has too few scores: " + unfinished
+	case thin != "":
+		return Inconclusive, "Metric " + thin + " has too few scores"
+	case judged == 0:
+		return Inconclusive, "no Metric is judged: the run's Metrics are human and humanScoring is Ignore"
+	case unfinished != "":
+		return Inconclusive, unfinished
+	}
+	return Passed, "every judged Metric reached its minimum pass rate"
+}
+
 // Result judges what t counted. expected is the records the run expects
-// (its Testset's testcases), at least those added; incomplete is true when
-// the run did not finish (the timeout), which makes a run that would pass
-// Inconclusive.
-func (t *Tally) Result(expected int, incomplete bool, c Criteria) Result {
+// (its Testset's testcases), at least those added; unfinished, when not
+// empty, says why the run is judged before it finished (the timeout, a
+// failed executor), which makes a run that would pass Inconclusive.
+func (t *Tally) Result(expected int, unfinished string, c Criteria) Result {
 	expected = max(expected, t.records)
-	res := Result{Metrics: make([]MetricResult, len(t.metrics)), Verdict: Passed}
+	res := Result{Metrics: make([]MetricResult, len(t.metrics))}
 	failed, thin, judged := "", "", 0
 	for i, m := range t.metrics {
 		r := MetricResult{Metric: m, Count: t.counts[i], Judged: !m.Human || !c.IgnoreHuman}
@@ -236,17 +254,6 @@ func (t *Tally) Result(expected int, incomplete bool, c Criteria) Result {
 			}
 		}
 	}
-	switch {
-	case failed != "":
-		res.Verdict, res.Reason = Failed, "Metric "+failed+" is below its minimum pass rate"
-	case thin != "":
-		res.Verdict, res.Reason = Inconclusive, "Metric "+thin+" has too few scores"
-	case judged == 0:
-		res.Verdict, res.Reason = Inconclusive, "no Metric is judged: the run's Metrics are human and humanScoring is Ignore"
-	case incomplete:
-		res.Verdict, res.Reason = Inconclusive, "the run did not finish in time"
-	default:
-		res.Reason = "every judged Metric reached its minimum pass rate"
-	}
+	res.Verdict, res.Reason = outcome(failed, thin, unfinished, judged)
 	return res
 }

@@ -18,6 +18,8 @@ package verdict
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 )
 
@@ -60,8 +62,9 @@ func tally(metrics []Metric, records ...map[string]string) *Tally {
 	t := NewTally(metrics)
 	for _, rec := range records {
 		var scores []Score
-		for id, v := range rec {
-			scores = append(scores, Score{MetricConfigID: id, Value: json.RawMessage(v)})
+		// In key order: which of two scores of one Metric comes first matters.
+		for _, id := range slices.Sorted(maps.Keys(rec)) {
+			scores = append(scores, Score{MetricConfigID: id, Value: json.RawMessage(rec[id])})
 		}
 		t.Add(scores)
 	}
@@ -79,25 +82,26 @@ func TestResult(t *testing.T) {
 		metrics    []Metric
 		records    []map[string]string
 		expected   int
-		incomplete bool
+		unfinished string
 		c          Criteria
 		verdict    string
 	}{
-		{"every score passes", []Metric{acc, tone}, []map[string]string{{"m1": yes, "m2": `{"intScore":5}`}, {"v1": yes, "m2": `{"intScore":4}`}}, 2, false, all, Passed},
-		{"a pass rate at its minimum passes", []Metric{acc}, []map[string]string{{"m1": yes}, {"m1": no}}, 2, false, all, Passed},
-		{"one score below an int threshold fails", []Metric{tone}, []map[string]string{{"m2": `{"intScore":5}`}, {"m2": `{"intScore":3}`}}, 2, false, all, Failed},
-		{"a missing record is unscored: inconclusive", []Metric{acc}, []map[string]string{{"m1": yes}}, 2, false, all, Inconclusive},
-		{"a missing record within the scored ratio passes", []Metric{acc}, []map[string]string{{"m1": yes}}, 2, false, Criteria{MinScoredRatio: 0.5}, Passed},
-		{"failure wins over too few scores", []Metric{acc, tone}, []map[string]string{{"m1": no}, {"m1": no}}, 2, false, all, Failed},
-		{"human Metrics ignored", []Metric{acc, review}, []map[string]string{{"m1": yes}}, 1, false, all, Passed},
-		{"human Metrics waited for and missing", []Metric{acc, review}, []map[string]string{{"m1": yes}}, 1, false, Criteria{MinScoredRatio: 1}, Inconclusive},
-		{"only human Metrics, ignored", []Metric{review}, []map[string]string{{}}, 1, false, all, Inconclusive},
-		{"timed out but passing so far", []Metric{acc}, []map[string]string{{"m1": yes}}, 1, true, all, Inconclusive},
-		{"an unreadable score counts as none", []Metric{acc}, []map[string]string{{"m1": `{"rating":"x"}`}}, 1, false, all, Inconclusive},
-		{"a second score of one Metric is ignored", []Metric{acc}, []map[string]string{{"m1": yes, "v1": no}}, 1, false, all, Passed},
-		{"a score of another Metric is ignored", []Metric{acc}, []map[string]string{{"m1": yes, "zz": no}}, 1, false, all, Passed},
+		{"every score passes", []Metric{acc, tone}, []map[string]string{{"m1": yes, "m2": `{"intScore":5}`}, {"v1": yes, "m2": `{"intScore":4}`}}, 2, "", all, Passed},
+		{"a pass rate at its minimum passes", []Metric{acc}, []map[string]string{{"m1": yes}, {"m1": no}}, 2, "", all, Passed},
+		{"one score below an int threshold fails", []Metric{tone}, []map[string]string{{"m2": `{"intScore":5}`}, {"m2": `{"intScore":3}`}}, 2, "", all, Failed},
+		{"a missing record is unscored: inconclusive", []Metric{acc}, []map[string]string{{"m1": yes}}, 2, "", all, Inconclusive},
+		{"a missing record within the scored ratio passes", []Metric{acc}, []map[string]string{{"m1": yes}}, 2, "", Criteria{MinScoredRatio: 0.5}, Passed},
+		{"failure wins over too few scores", []Metric{acc, tone}, []map[string]string{{"m1": no}, {"m1": no}}, 2, "", all, Failed},
+		{"human Metrics ignored", []Metric{acc, review}, []map[string]string{{"m1": yes}}, 1, "", all, Passed},
+		{"human Metrics waited for and missing", []Metric{acc, review}, []map[string]string{{"m1": yes}}, 1, "", Criteria{MinScoredRatio: 1}, Inconclusive},
+		{"only human Metrics, ignored", []Metric{review}, []map[string]string{{}}, 1, "", all, Inconclusive},
+		{"the executor failed, passing so far", []Metric{acc}, []map[string]string{{"m1": yes}}, 1, "the executor Job x failed", all, Inconclusive},
+		{"timed out but passing so far", []Metric{acc}, []map[string]string{{"m1": yes}}, 1, "the run did not finish in time", all, Inconclusive},
+		{"an unreadable score counts as none", []Metric{acc}, []map[string]string{{"m1": `{"rating":"x"}`}}, 1, "", all, Inconclusive},
+		{"a second score of one Metric is ignored", []Metric{acc}, []map[string]string{{"m1": yes, "v1": no}}, 1, "", all, Passed},
+		{"a score of another Metric is ignored", []Metric{acc}, []map[string]string{{"m1": yes, "zz": no}}, 1, "", all, Passed},
 	} {
-		got := tally(tc.metrics, tc.records...).Result(tc.expected, tc.incomplete, tc.c)
+		got := tally(tc.metrics, tc.records...).Result(tc.expected, tc.unfinished, tc.c)
 		if got.Verdict != tc.verdict {
 			t.Errorf("%s: verdict %s (%s), want %s", tc.name, got.Verdict, got.Reason, tc.verdict)
 		}
@@ -108,7 +112,7 @@ func TestResultCounts(t *testing.T) {
 	acc := Metric{ID: "m1", Name: "accuracy", OutputType: Boolean, MinPassRate: 0.9}
 	yes, no := `{"binaryScore":true}`, `{"binaryScore":false}`
 	got := tally([]Metric{acc}, map[string]string{"m1": yes}, map[string]string{"m1": no},
-		map[string]string{"m1": yes}, map[string]string{}).Result(5, false, Criteria{MinScoredRatio: 0.5})
+		map[string]string{"m1": yes}, map[string]string{}).Result(5, "", Criteria{MinScoredRatio: 0.5})
 	r := got.Metrics[0]
 	if r.Passed != 2 || r.Failed != 1 || r.Unscored != 2 || r.PassRate == nil || *r.PassRate != 2.0/3 || !r.Judged {
 		t.Errorf("counts = %+v, pass rate %v; want 2 passed, 1 failed, 2 unscored (5 expected, 4 records), 2/3", r.Count, r.PassRate)

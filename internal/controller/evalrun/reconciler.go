@@ -80,7 +80,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return p.Finish(ctx, o, res, err)
 }
 
-// step creates the run, follows it, or judges it, whichever is due.
+// step creates the run, starts its executor, follows it, or judges it,
+// whichever is due. A run whose executor failed is judged at once: no more
+// records will come.
 func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
 	kit.Outcome, ctrl.Result, error) {
 	switch {
@@ -102,14 +104,27 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 		return o, res, err
 	}
 	observe(e, run)
+	unfinished := ""
+	if e.Spec.Executor != nil {
+		failed, o, err := r.startExecutor(ctx, conn, e, run)
+		if o != nil || err != nil {
+			return derefOutcome(o), ctrl.Result{}, err
+		}
+		unfinished = failed
+	}
 	elapsed := r.Clock.Since(startOf(e))
-	timedOut := elapsed >= timeoutOf(e)
+	if elapsed >= timeoutOf(e) {
+		unfinished = "the run did not finish in time"
+	}
 	humanOnlyDone := run.HumanOnly() && e.Spec.HumanScoring != v1alpha1.HumanScoringWait
-	if !run.Completed() && !humanOnlyDone && !timedOut {
+	switch {
+	case run.Completed():
+		unfinished = ""
+	case !humanOnlyDone && unfinished == "":
 		return kit.Progressing(v1alpha1.ReasonRunning, progress(run)),
 			ctrl.Result{RequeueAfter: min(timeoutOf(e)-elapsed, pollAfter(elapsed))}, nil
 	}
-	return r.judge(ctx, conn.Client(), e, run, timedOut && !run.Completed())
+	return r.judge(ctx, conn.Client(), e, run, unfinished)
 }
 
 // create sends the run's one create, once its Testset and Metrics are Ready,
@@ -124,7 +139,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 				"twice: set annotation %s to its id, or remove annotation %s to create a new run",
 			v1alpha1.RunIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
 	}
-	refs, o, err := r.resolve(ctx, e)
+	refs, o, err := r.prepare(ctx, conn, e)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
@@ -159,12 +174,29 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	}
 	r.Recorder.Eventf(e, nil, corev1.EventTypeNormal, v1alpha1.ReasonCreating, "Create", "created run %s", run.ID)
 	observe(e, run)
+	if e.Spec.Executor != nil {
+		if _, o, err := r.startExecutor(ctx, conn, e, run); o != nil || err != nil {
+			return derefOutcome(o), ctrl.Result{}, err
+		}
+	}
 	return kit.Progressing(v1alpha1.ReasonRunning, progress(run)), ctrl.Result{RequeueAfter: minPoll}, nil
+}
+
+// prepare resolves the run's references and checks its executor: what must
+// hold before the run is created.
+func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
+	refs, *kit.Outcome, error) {
+	refs, o, err := r.resolve(ctx, e)
+	if o != nil || err != nil || e.Spec.Executor == nil {
+		return refs, o, err
+	}
+	o, err = r.checkExecutor(ctx, conn, e, refs.testsetID)
+	return refs, o, err
 }
 
 // judge reads the run's scores page by page and records the verdict.
 func (r *Reconciler) judge(ctx context.Context, c remote.Client, e *v1alpha1.EvaluationRun, run remote.Run,
-	incomplete bool) (kit.Outcome, ctrl.Result, error) {
+	unfinished string) (kit.Outcome, ctrl.Result, error) {
 	refs, o, err := r.resolve(ctx, e)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
@@ -185,7 +217,7 @@ func (r *Reconciler) judge(ctx context.Context, c remote.Client, e *v1alpha1.Eva
 	if run.Expected != nil {
 		expected = *run.Expected
 	}
-	result := tally.Result(expected, incomplete, criteriaOf(e))
+	result := tally.Result(expected, unfinished, criteriaOf(e))
 	record(e, result, metav1.NewTime(r.Clock.Now()))
 	eventType := corev1.EventTypeNormal
 	if result.Verdict != verdict.Passed {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	batchv1 "k8s.io/api/batch/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -63,6 +64,8 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		Watches: []kit.Watch{
 			{Object: &v1alpha1.Testset{}, Map: waiting(mgr.GetClient(), "Testset")},
 			{Object: &v1alpha1.Metric{}, Map: waiting(mgr.GetClient(), "Metric")},
+			// The manager caches only Jobs with the executor label (CacheOptions).
+			{Object: &batchv1.Job{}, Map: ownerRun},
 		},
 	})
 }
