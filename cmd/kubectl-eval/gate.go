@@ -17,13 +17,11 @@ limitations under the License.
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -34,9 +32,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/gates"
 )
 
 // Exit codes of gate: a verdict, or no verdict.
@@ -56,9 +54,6 @@ type gateOptions struct {
 	timeout         time.Duration
 	poll            time.Duration
 }
-
-// defaultTemplateKey is the ConfigMap key gate reads the template from.
-const defaultTemplateKey = "evaluationrun.yaml"
 
 func newGateCommand(kube *kubeFlags) *cobra.Command {
 	o := &gateOptions{kube: kube}
@@ -80,7 +75,7 @@ the step. The template's metadata.name is the prefix of the generated name.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.file, "filename", "f", "", "the EvaluationRun template, a YAML file (- reads standard input)")
 	f.StringVar(&o.configMap, "configmap", "", "a ConfigMap of the namespace holding the template")
-	f.StringVar(&o.key, "key", defaultTemplateKey, "the ConfigMap's key holding the template")
+	f.StringVar(&o.key, "key", gates.TemplateKey, "the ConfigMap's key holding the template")
 	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId, e.g. the release's revision")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")
 	f.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often the run is read while waiting")
@@ -150,16 +145,11 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 	if err != nil {
 		return nil, usageError(fmt.Errorf("reading the template: %w", err))
 	}
-	t := &v1alpha1.EvaluationRun{}
-	if err := yaml.UnmarshalStrict(data, t); err != nil {
-		return nil, usageError(fmt.Errorf("the template is not an EvaluationRun: %w", err))
+	run, err := gates.FromTemplate(data, ns)
+	if err != nil {
+		return nil, usageError(err)
 	}
-	if t.Kind != "EvaluationRun" {
-		return nil, usageError(fmt.Errorf("the template's kind is %q, not EvaluationRun", t.Kind))
-	}
-	prefix := strings.TrimSuffix(cmp.Or(t.Name, "gate"), "-") + "-"
-	run := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Namespace: ns,
-		Labels: t.Labels, Annotations: t.Annotations}, Spec: t.Spec}
+	run.GenerateName, run.Name = gates.Prefix(run), ""
 	if o.systemVersionID != "" {
 		run.Spec.SystemVersionID = o.systemVersionID
 	}

@@ -265,7 +265,7 @@ func isWrite(method string) bool {
 // tenant is the namespace the request's key grants, or "" when the key is
 // missing or unknown: the handler answers that 401 itself.
 func (s *Server) tenant(r *http.Request) string {
-	secret, ok, err := s.keys.lookup(bearerToken(r))
+	secret, ok, err := s.keys.keyOf(r)
 	if err != nil || !ok {
 		return ""
 	}

@@ -102,6 +102,9 @@ func keepOnlyAPIKey(obj any) (any, error) {
 		UID:             s.UID,
 		ResourceVersion: s.ResourceVersion,
 	}}
+	if scope, ok := s.Labels[KeyScopeLabel]; ok {
+		slim.Labels = map[string]string{KeyScopeLabel: scope}
+	}
 	if key, ok := s.Data[evaluationv1alpha1.DefaultAPIKeySecretKey]; ok {
 		slim.Data = map[string][]byte{evaluationv1alpha1.DefaultAPIKeySecretKey: key}
 	}
@@ -161,8 +164,43 @@ func (k *keyring) lookup(key string) (types.NamespacedName, bool, error) {
 	return holders[0], true, nil
 }
 
-// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+// KeyScopeLabel on a key Secret limits what its key may do: "gates" accepts
+// it on the gate webhooks only, so a key that must sit in plain text in a
+// Flagger Canary's webhook URL can start the runs of the namespace's
+// templates and nothing else.
+const KeyScopeLabel = evaluationv1alpha1.Prefix + "api-key-scope"
+
+// KeyScopeGates is the KeyScopeLabel value of a gates-only key.
+const KeyScopeGates = "gates"
+
+// keyOf is the Secret holding r's key, where r may use it: a gates-only key
+// is refused outside the gate webhooks.
+func (k *keyring) keyOf(r *http.Request) (types.NamespacedName, bool, error) {
+	secret, ok, err := k.lookup(bearerToken(r))
+	if !ok || strings.HasPrefix(r.URL.Path, gatesPath) {
+		return secret, ok, err
+	}
+	for _, informer := range k.informers {
+		obj, exists, _ := informer.GetIndexer().GetByKey(secret.String())
+		if exists && obj.(*corev1.Secret).Labels[KeyScopeLabel] == KeyScopeGates {
+			return types.NamespacedName{}, false, errGatesOnlyKey
+		}
+	}
+	return secret, ok, err
+}
+
+// errGatesOnlyKey: a gates-only key was sent to the API.
+var errGatesOnlyKey = errors.New("the API key's Secret is labelled " + KeyScopeLabel + "=" + KeyScopeGates +
+	": it is accepted on /gates/v1/ only")
+
+// bearerToken returns the key of a request: the token of an
+// "Authorization: Bearer <token>" header, or on the gate webhooks the
+// password of Basic authentication, since Flagger can put a credential only
+// in its webhook's URL (https://gate:<key>@host/...).
 func bearerToken(r *http.Request) string {
+	if _, password, ok := r.BasicAuth(); ok && strings.HasPrefix(r.URL.Path, gatesPath) {
+		return password
+	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return ""

@@ -217,7 +217,7 @@ func (s *Server) parse(ep *endpoint, w http.ResponseWriter, r *http.Request) (pa
 
 // authenticate returns the Secret holding the request's bearer key.
 func (s *Server) authenticate(r *http.Request) (types.NamespacedName, error) {
-	secret, ok, err := s.keys.lookup(bearerToken(r))
+	secret, ok, err := s.keys.keyOf(r)
 	if err != nil {
 		// Never log the key; the Secrets' names are enough to fix it.
 		s.log.Info("Refusing an API key", "reason", err.Error())

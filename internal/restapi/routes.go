@@ -84,6 +84,8 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeTestcases, http.MethodPost, answer(s.createTestcases)},
 		operation{routeTestcase, http.MethodGet, answer(s.getTestcase)},
 		operation{routeTestcase, http.MethodPut, answer(s.updateTestcase)},
+		operation{routeFlagger, http.MethodPost, answer(s.flaggerGate(false))},
+		operation{routeFlaggerRollback, http.MethodPost, answer(s.flaggerGate(true))},
 		operation{routeOpenAPI, http.MethodGet, serveJSON(openAPI)},
 		operation{routeOpenAPI, http.MethodHead, serveJSON(openAPI)},
 	)

@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package restapi
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/test/framework"
+)
+
+// gateTemplate is a run template; paused, so that the reconciler leaves
+// its status to the test.
+const gateTemplate = `apiVersion: evaluation.eval-operator.dev/v1alpha1
+kind: EvaluationRun
+metadata:
+  name: podinfo
+  annotations: {evaluation.eval-operator.dev/paused: "true"}
+spec:
+  projectId: proj-1
+  testsetId: tst_1
+  metricIds: [met_1]
+`
+
+// flagger calls the gate webhook at path as Flagger does: the key in the
+// URL's user info, so as Basic authentication.
+func flagger(path, key, canaryNamespace, checksum string) reply {
+	GinkgoHelper()
+	body, err := json.Marshal(flaggerPayload{Name: "podinfo", Namespace: canaryNamespace, Phase: "Progressing",
+		Checksum: checksum, Metadata: map[string]string{"template": "podinfo-gate"}})
+	Expect(err).NotTo(HaveOccurred())
+	rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: path, body: string(body),
+		header: map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("gate:"+key))}})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(string(rep.body)).NotTo(ContainSubstring(key))
+	if rep.status != http.StatusOK {
+		Expect(spec.Components.Schemas["ApiError"].Value.VisitJSON(decodeAny(rep.body))).To(Succeed(), "body: %s", rep.body)
+	}
+	return rep
+}
+
+func codeOf(rep reply) string {
+	GinkgoHelper()
+	var e evalapi.APIError
+	Expect(json.Unmarshal(rep.body, &e)).To(Succeed())
+	return e.Code
+}
+
+func runsIn(namespace string) []evaluationv1alpha1.EvaluationRun {
+	GinkgoHelper()
+	var l evaluationv1alpha1.EvaluationRunList
+	Expect(h.k8s.List(context.Background(), &l, client.InNamespace(namespace))).To(Succeed())
+	return l.Items
+}
+
+// judgeRun sets the verdict of namespace's run name, as the reconciler would.
+func judgeRun(namespace, name string, verdict evaluationv1alpha1.Verdict) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		e := &evaluationv1alpha1.EvaluationRun{}
+		g.Expect(h.k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, e)).To(Succeed())
+		e.Status.Verdict = verdict
+		meta.SetStatusCondition(&e.Status.Conditions, metav1.Condition{Type: evaluationv1alpha1.ConditionPassed,
+			Status: metav1.ConditionFalse, Reason: string(verdict), Message: "Metric exact is below its minimum pass rate"})
+		g.Expect(h.k8s.Status().Update(context.Background(), e)).To(Succeed())
+	}).Should(Succeed())
+}
+
+var _ = Describe("The Flagger gate", func() {
+	var t tenant
+	BeforeEach(func() { t = newTenant() })
+
+	It("makes one run per canary revision from the template and answers with its verdict", func(ctx SpecContext) {
+		By("without the template ConfigMap: a 409 naming it, and no run")
+		rep := flagger(routeFlagger, t.key, t.namespace, "a1b2c3")
+		Expect(rep.status).To(Equal(http.StatusConflict), "body: %s", rep.body)
+		Expect(string(rep.body)).To(ContainSubstring("podinfo-gate does not exist"))
+		Expect(runsIn(t.namespace)).To(BeEmpty())
+
+		Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
+			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
+		By("the first call creates the revision's run; the answer is not yet")
+		rep = flagger(routeFlagger, t.key, t.namespace, "a1b2c3")
+		Expect(rep.status).To(Equal(http.StatusConflict), "body: %s", rep.body)
+		Expect(codeOf(rep)).To(Equal(CodeEvaluationPending))
+		runs := runsIn(t.namespace)
+		Expect(runs).To(HaveLen(1))
+		run := runs[0]
+		Expect(run.Name).To(HavePrefix("podinfo-"))
+		Expect(run.Annotations).To(HaveKeyWithValue(FlaggerChecksumAnnotation, "a1b2c3"))
+		Expect(run.Spec.MetricIDs).To(Equal([]evaluationv1alpha1.ResourceID{"met_1"}))
+
+		By("the rollback hook on the same revision: no rollback yet, and still one run")
+		rep = flagger(routeFlaggerRollback, t.key, t.namespace, "a1b2c3")
+		Expect(rep.status).To(Equal(http.StatusConflict))
+		Expect(runsIn(t.namespace)).To(HaveLen(1))
+
+		By("Failed: the promotion gate refuses, the rollback hook answers 200")
+		judgeRun(t.namespace, run.Name, "Failed")
+		Eventually(func() int { return flagger(routeFlagger, t.key, t.namespace, "a1b2c3").status }).
+			Should(Equal(http.StatusPreconditionFailed))
+		rep = flagger(routeFlagger, t.key, t.namespace, "a1b2c3")
+		Expect(codeOf(rep)).To(Equal(CodeEvaluationNotPassed))
+		Expect(string(rep.body)).To(ContainSubstring("is Failed: Metric exact is below its minimum pass rate"))
+		Expect(flagger(routeFlaggerRollback, t.key, t.namespace, "a1b2c3").status).To(Equal(http.StatusOK))
+
+		By("a new revision gets its own run; Passed opens the gate")
+		Expect(flagger(routeFlagger, t.key, t.namespace, "d4e5f6").status).To(Equal(http.StatusConflict))
+		Expect(runsIn(t.namespace)).To(HaveLen(2))
+		second := flaggerRunName(flaggerPayload{Name: "podinfo", Checksum: "d4e5f6"})
+		judgeRun(t.namespace, second, "Passed")
+		Eventually(func() int { return flagger(routeFlagger, t.key, t.namespace, "d4e5f6").status }).
+			Should(Equal(http.StatusOK))
+		Expect(flagger(routeFlaggerRollback, t.key, t.namespace, "d4e5f6").status).To(Equal(http.StatusConflict))
+	})
+
+	It("refuses a canary of another namespace, a payload without a template, and a missing key", func() {
+		other := newTenant()
+		rep := flagger(routeFlagger, other.key, t.namespace, "a1b2c3")
+		Expect(rep.status).To(Equal(http.StatusForbidden))
+		Expect(string(rep.body)).To(ContainSubstring(fmt.Sprintf("This key is namespace %s's; the canary is in %s",
+			other.namespace, t.namespace)))
+
+		rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: routeFlagger, key: t.key,
+			body: `{"name":"podinfo","namespace":"` + t.namespace + `","checksum":"x"}`})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.status).To(Equal(http.StatusBadRequest), "a bearer key works too; the template is missing")
+		Expect(string(rep.body)).To(ContainSubstring("metadata.template"))
+
+		Expect(flagger(routeFlagger, "ak_wrong_0000000000000000", t.namespace, "a1b2c3").status).To(Equal(http.StatusUnauthorized))
+		Expect(runsIn(t.namespace)).To(BeEmpty())
+	})
+
+	It("accepts a gates-only key on the gates and nowhere else", func(ctx SpecContext) {
+		key := framework.NewKey("restapi")
+		secret := framework.KeySecret(t.namespace, "gate-key", key)
+		secret.Labels[KeyScopeLabel] = KeyScopeGates
+		Expect(h.k8s.Create(ctx, secret)).To(Succeed())
+		Expect(h.waitKey(ctx, key, true)).To(Succeed())
+		Expect(flagger(routeFlagger, key, t.namespace, "a1b2c3").status).To(Equal(http.StatusConflict),
+			"accepted: the template is missing")
+		rep := send(request{method: http.MethodGet, path: routeProjects, key: key})
+		Expect(rep.status).To(Equal(http.StatusUnauthorized))
+		Expect(send(request{method: http.MethodGet, path: routeProjects, key: t.key}).status).To(Equal(http.StatusOK))
+	})
+})
