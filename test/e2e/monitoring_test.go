@@ -30,6 +30,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
@@ -67,6 +70,19 @@ var _ = Describe("The alerts and the dashboard", func() {
 				evalapitest.DefaultKey, "")
 			return code, err
 		}).Should(Equal(http.StatusOK))
+
+		// A judged EvaluationRun, for the run panels; paused, so its status is the spec's to write.
+		run := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "monitoring",
+			Annotations: map[string]string{v1alpha1.PausedAnnotation: "true"}},
+			Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj_e2e", MetricIDs: []v1alpha1.ResourceID{"met_1"}}}
+		Expect(k8s.Create(ctx, run)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(run), run)).To(Succeed())
+			run.Status.Verdict = "Passed"
+			run.Status.Metrics = []v1alpha1.MetricResult{{ID: "met_1", Name: "met_1", Passed: 1, PassRate: ptr.To(1.0),
+				MinPassRate: 1, Judged: true}}
+			g.Expect(k8s.Status().Update(ctx, run)).To(Succeed())
+		}).Should(Succeed())
 
 		Eventually(func(g Gomega) []string {
 			families, err := m.Scrape(ctx)
