@@ -239,8 +239,8 @@ const (
 	// ReasonRunning: an EvaluationRun's run is under way in the service; the
 	// message says its phase and counts.
 	ReasonRunning = "Running"
-	// ReasonStandaloneUnsupported: the EvaluationRun resolves to a standalone
-	// service, which does not run evaluations in this version.
+	// ReasonStandaloneUnsupported: an EvaluationRun on a standalone service
+	// asks for what only a real service has: metricIds, or an executor.
 	ReasonStandaloneUnsupported = "StandaloneUnsupported"
 	// ReasonInvalidExecutor: the API server refuses an EvaluationRun's
 	// executor Job (a dry run, before the run is created); the message

@@ -218,6 +218,13 @@ type MetricResult struct {
 	// (humanScoring Ignore).
 	// +required
 	Judged bool `json:"judged"`
+	// scoredRecords marks, one bit per record in base64, the records of a
+	// standalone run that have this Metric's score, so that a record is
+	// scored once; set while the REST server counts the scores written to
+	// the run, dropped at the verdict.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1700
+	ScoredRecords string `json:"scoredRecords,omitempty"`
 }
 
 // EvaluationRunStatus is what the operator saw of the run.

@@ -273,6 +273,79 @@ var _ = Describe("EvaluationRun reconciler", func() {
 	})
 })
 
+var _ = Describe("EvaluationRun on a standalone service", func() {
+	var ns string
+	BeforeEach(func() {
+		var up *upstream
+		ns, up = newFixture()
+		up.opts.Service = nil
+		startManager(up.opts)
+		Expect(k8s.Create(rootCtx, newTestset(ns, "qa", inline(`{"id":"a","question":"q0"}`, `{"id":"b","question":"q1"}`)))).To(Succeed())
+		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+		Expect(k8s.Create(rootCtx, runMetric(ns, "tone", "human", "boolean"))).To(Succeed())
+	})
+
+	// count writes what the REST server counts into e's status: records,
+	// and exact's passed and failed scores.
+	count := func(e *v1alpha1.EvaluationRun, records, passed, failed int32) {
+		GinkgoHelper()
+		exact := &v1alpha1.Metric{}
+		Expect(k8s.Get(rootCtx, client.ObjectKey{Namespace: ns, Name: "exact"}, exact)).To(Succeed())
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+			e.Status.Records, e.Status.Scores = records, passed+failed
+			e.Status.Metrics = []v1alpha1.MetricResult{{ID: exact.Status.ID, Name: "exact", Passed: passed, Failed: failed,
+				MinPassRate: 1, Judged: true}}
+			g.Expect(k8s.Status().Update(rootCtx, e)).To(Succeed())
+		}).Should(Succeed())
+	}
+
+	It("gives the run an id in the cluster, follows the counts written to it and judges them", func() {
+		e := newRun(ns, "local", "exact", "tone")
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		Expect(runID(e)).To(HavePrefix("run_"))
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+			return e.Status.Phase
+		}).Should(Equal(evalapi.RunAwaitingExecution))
+		Expect(e.Status.ExpectedRecords).To(HaveValue(BeEquivalentTo(2)), "the Testset's testcases")
+
+		count(e, 1, 1, 0)
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+			return e.Status.Phase
+		}, 10*time.Second).Should(Equal(evalapi.RunRunningExecution))
+		Expect(e.Status.Verdict).To(BeEmpty())
+
+		count(e, 2, 2, 0)
+		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Passed")))
+		Expect(e.Status.Phase).To(Equal(evalapi.RunAwaitingHumanScoring), "the human Metric is left out")
+		Expect(e.Status.Metrics).To(ContainElement(And(HaveField("Name", "exact"), HaveField("Passed", BeEquivalentTo(2)))))
+	})
+
+	It("judges a run whose scores fail, and one nobody executes at its timeout", func() {
+		e := newRun(ns, "failing", "exact")
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		runID(e)
+		count(e, 2, 1, 1)
+		Expect(judged(e)).To(Equal(v1alpha1.Verdict("Failed")))
+
+		idle := newRun(ns, "idle", "exact")
+		idle.Spec.Timeout = &metav1.Duration{Duration: 3 * time.Second}
+		Expect(k8s.Create(rootCtx, idle)).To(Succeed())
+		Expect(judged(idle)).To(Equal(v1alpha1.Verdict("Inconclusive")))
+		Expect(idle.Status.Phase).To(Equal(evalapi.RunAwaitingExecution))
+	})
+
+	It("stops a run naming metricIds or an executor, which need a real service", func() {
+		e := newRun(ns, "by-id")
+		e.Spec.MetricIDs = []v1alpha1.ResourceID{"met_1"}
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		Eventually(stalledReason(e)).Should(Equal(v1alpha1.ReasonStandaloneUnsupported))
+		Expect(e.RecordedID()).To(BeEmpty())
+	})
+})
+
 // testsetIDOf is the remote id of Testset name, once it has one.
 func testsetIDOf(ns, name string) string {
 	GinkgoHelper()

@@ -59,6 +59,27 @@ func runOf(r evalapi.Run) Run {
 		MetricIDs: r.MetricIDs, MetricVersionIDs: r.MetricVersionIDs}
 }
 
+// LocalRun is a standalone run, kept in the cluster: its phase follows from
+// its counts as the service's would, from no records yet, through records
+// and then scores missing (scoring), to only human scores missing (human),
+// to completed.
+func LocalRun(id string, records, scores int, expected *int, scoring, human bool) Run {
+	run := Run{ID: id, Records: records, Scores: scores, Expected: expected}
+	switch {
+	case records == 0:
+		run.Status = evalapi.RunAwaitingExecution
+	case expected != nil && records < *expected:
+		run.Status = evalapi.RunRunningExecution
+	case scoring:
+		run.Status = evalapi.RunRunningScoring
+	case human:
+		run.Status = evalapi.RunAwaitingHumanScoring
+	default:
+		run.Status = evalapi.RunCompleted
+	}
+	return run
+}
+
 // Completed reports whether the service finished the run; HumanOnly whether
 // only human scores are missing.
 func (r Run) Completed() bool { return r.Status == evalapi.RunCompleted }
@@ -76,8 +97,9 @@ func (m Metric) Judging() verdict.Metric {
 		Human: m.held.EvalType == evalapi.EvalTypeHuman}
 }
 
-// ErrStandaloneRuns: a standalone service does not run evaluations.
-var ErrStandaloneRuns = errors.New("a standalone service does not run evaluations")
+// ErrStandaloneRuns: a standalone service keeps a run in the cluster, which
+// its reconciler reads there.
+var ErrStandaloneRuns = errors.New("a standalone service's runs are read from the cluster")
 
 func (c *httpClient) CreateRun(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error) {
 	key, release, err := c.begin(ctx)
@@ -152,8 +174,10 @@ func (c *httpClient) recordPage(ctx context.Context, runID, cursor string) (eval
 	return c.svc.ListRecords(ctx, key, runID, evalapi.ListOptions{Limit: recordPageSize, Cursor: cursor})
 }
 
-func (standalone) CreateRun(context.Context, RunRequest, func(context.Context) error) (Run, error) {
-	return Run{}, ErrStandaloneRuns
+// CreateRun assigns a fresh id locally: the cluster is the run's record,
+// and the REST server counts the records and scores written to it.
+func (standalone) CreateRun(_ context.Context, req RunRequest, _ func(context.Context) error) (Run, error) {
+	return Run{ID: NewRunID(), Status: evalapi.RunAwaitingExecution, TestsetID: req.TestsetID, MetricIDs: req.MetricIDs}, nil
 }
 
 func (standalone) GetRun(context.Context, string) (Run, error) { return Run{}, ErrStandaloneRuns }

@@ -95,6 +95,9 @@ func NewTestsetID() string { return "tst_" + randomHex() }
 // in hex, unique without coordination.
 func NewMetricID() string { return "met_" + randomHex() }
 
+// NewRunID returns a new standalone Run id: "run_" and 80 random bits in hex.
+func NewRunID() string { return "run_" + randomHex() }
+
 func randomHex() string {
 	b := make([]byte, 10)
 	_, _ = rand.Read(b) // crypto/rand.Read never returns an error since Go 1.24

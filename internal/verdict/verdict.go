@@ -116,6 +116,16 @@ func (t *Tally) Add(scores []Score) {
 	}
 }
 
+// FromCounts is a tally of records records whose scores were counted
+// elsewhere: counts[i] are metrics[i]'s (a standalone run's, counted by the
+// REST server as they are written).
+func FromCounts(metrics []Metric, records int, counts []Count) *Tally {
+	t := NewTally(metrics)
+	t.records = records
+	copy(t.counts, counts)
+	return t
+}
+
 // Records is how many records were added.
 func (t *Tally) Records() int { return t.records }
 

@@ -121,3 +121,15 @@ func TestResultCounts(t *testing.T) {
 		t.Errorf("verdict %s: %s", got.Verdict, got.Reason)
 	}
 }
+
+func TestFromCounts(t *testing.T) {
+	acc := Metric{ID: "m1", Name: "accuracy", OutputType: Boolean, MinPassRate: 0.5}
+	got := FromCounts([]Metric{acc}, 4, []Count{{Passed: 2, Failed: 1}}).Result(4, "", Criteria{MinScoredRatio: 0.75})
+	if got.Verdict != Passed || got.Metrics[0].Unscored != 1 {
+		t.Errorf("FromCounts: %s (%s), %d unscored; want Passed, 1 unscored", got.Verdict, got.Reason, got.Metrics[0].Unscored)
+	}
+	got = FromCounts([]Metric{acc}, 4, []Count{{Passed: 1, Failed: 2}}).Result(4, "", Criteria{MinScoredRatio: 0.75})
+	if got.Verdict != Failed {
+		t.Errorf("FromCounts: %s, want Failed", got.Verdict)
+	}
+}

@@ -128,6 +128,12 @@ func mergeLabels(in map[string]string, name string) map[string]string {
 // namespace: a Pod reads only those, and a ClusterEvaluationService's own
 // key is never handed to a namespace's Pods.
 func envOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID string) (executorEnv, *kit.Outcome) {
+	if !conn.HoldsCopies() {
+		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "the executor is told the service's URL, and a "+
+			"standalone service's is the REST server's, which the operator is not told in this version: "+
+			"run the system with the SDKs' runAndEvaluate against the REST server instead")
+		return executorEnv{}, &o
+	}
 	secret, key, ok := conn.KeySecret()
 	if !ok || secret.Namespace != e.Namespace {
 		o := kit.Stalled(v1alpha1.ReasonExecutorKeyUnavailable, "the executor's Pod can read only a Secret of namespace "+

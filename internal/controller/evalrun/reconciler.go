@@ -85,23 +85,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // records will come.
 func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
 	kit.Outcome, ctrl.Result, error) {
-	switch {
-	case cerr != nil:
+	if cerr != nil {
 		return kit.ConnectFailure(cerr)
-	case !conn.HoldsCopies():
-		return kit.Stalled(v1alpha1.ReasonStandaloneUnsupported,
-			"the run resolves to a standalone service, which does not run evaluations in this version: "+
-				"point spec.serviceRef (or the default service) at an Evaluation Service"), ctrl.Result{}, nil
 	}
 	id := e.RecordedID()
 	if id == "" {
 		return r.create(ctx, conn, e)
 	}
-	run, err := conn.Client().GetRun(ctx, id)
-	if err != nil {
-		o, res, err := kit.UpstreamFailure(err)
-		o.Message = "reading run " + id + ": " + o.Message
-		return o, res, err
+	run, o, err := r.read(ctx, conn, e, id)
+	if o != nil || err != nil {
+		return derefOutcome(o), ctrl.Result{}, err
 	}
 	observe(e, run)
 	unfinished := ""
@@ -124,7 +117,27 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 		return kit.Progressing(v1alpha1.ReasonRunning, progress(run)),
 			ctrl.Result{RequeueAfter: min(timeoutOf(e)-elapsed, pollAfter(elapsed))}, nil
 	}
-	return r.judge(ctx, conn.Client(), e, run, unfinished)
+	return r.judge(ctx, conn, e, run, unfinished)
+}
+
+// read reads run id: from the service, or, where the service is standalone,
+// from e's status, where the REST server counts what is written to it.
+func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string) (
+	remote.Run, *kit.Outcome, error) {
+	if !conn.HoldsCopies() {
+		refs, o, err := r.resolve(ctx, e)
+		if o != nil || err != nil {
+			return remote.Run{}, o, err
+		}
+		return localRun(e, refs.metrics), nil, nil
+	}
+	run, err := conn.Client().GetRun(ctx, id)
+	if err != nil {
+		o, _, err := kit.UpstreamFailure(err)
+		o.Message = "reading run " + id + ": " + o.Message
+		return remote.Run{}, &o, err
+	}
+	return run, nil, nil
 }
 
 // create sends the run's one create, once its Testset and Metrics are Ready,
@@ -139,6 +152,10 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 				"twice: set annotation %s to its id, or remove annotation %s to create a new run",
 			v1alpha1.RunIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
 	}
+	if !conn.HoldsCopies() && len(e.Spec.MetricIDs) > 0 {
+		return kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "on a standalone service the cluster is the "+
+			"record of the Metrics that judge a run: name them by spec.metricRefs, not metricIds"), ctrl.Result{}, nil
+	}
 	refs, o, err := r.prepare(ctx, conn, e)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
@@ -152,8 +169,9 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	switch {
 	case err != nil && !guarded:
 		return kit.UpstreamFailure(err)
-	case !e.CreatePending():
-		// The guard's write failed: nothing was sent.
+	case !e.CreatePending() && conn.HoldsCopies():
+		// The guard's write failed: nothing was sent. (A standalone create
+		// sends nothing and needs no guard.)
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 	case err != nil && remote.FailureOf(err) == remote.OutcomeUnknown:
 		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, "the create was sent but no answer came back, so the "+
@@ -164,6 +182,9 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 			return kit.Progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, cerr
 		}
 		return kit.UpstreamFailure(err)
+	}
+	if !conn.HoldsCopies() {
+		run.Expected = refs.testcases
 	}
 	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", conn.Service)
 	now := metav1.NewTime(r.Clock.Now())
@@ -195,20 +216,20 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 }
 
 // judge reads the run's scores page by page and records the verdict.
-func (r *Reconciler) judge(ctx context.Context, c remote.Client, e *v1alpha1.EvaluationRun, run remote.Run,
+func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
 	unfinished string) (kit.Outcome, ctrl.Result, error) {
 	refs, o, err := r.resolve(ctx, e)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
-	metrics, err := refs.judged(ctx, c, e, run)
+	metrics, err := refs.judged(ctx, conn.Client(), e, run)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		o.Message = "reading the run's Metrics: " + o.Message
 		return o, res, err
 	}
-	tally := verdict.NewTally(metrics)
-	if err := c.Scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil }); err != nil {
+	tally, err := r.tally(ctx, conn, e, run, metrics)
+	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		o.Message = "reading the scores of run " + run.ID + ": " + o.Message
 		return o, res, err
@@ -225,6 +246,22 @@ func (r *Reconciler) judge(ctx context.Context, c remote.Client, e *v1alpha1.Eva
 	}
 	r.Recorder.Eventf(e, nil, eventType, result.Verdict, "Judge", "run %s: %s, %s", run.ID, result.Verdict, result.Reason)
 	return finished(e), ttlRequeue(e, r.Clock.Now()), nil
+}
+
+// tally counts run's scores: read page by page from the service, or, for a
+// standalone run, the counts the REST server kept in e's status.
+func (r *Reconciler) tally(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
+	metrics []verdict.Metric) (*verdict.Tally, error) {
+	if !conn.HoldsCopies() {
+		counts := make([]verdict.Count, len(metrics))
+		for i, m := range metrics {
+			counts[i] = countOf(e, m.ID)
+		}
+		return verdict.FromCounts(metrics, run.Records, counts), nil
+	}
+	tally := verdict.NewTally(metrics)
+	err := conn.Client().Scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil })
+	return tally, err
 }
 
 // finished is the Ready outcome of a judged run, whatever its verdict.

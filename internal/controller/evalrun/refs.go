@@ -34,6 +34,9 @@ import (
 // refs are a run's Testset and Metrics, resolved to their remote ids.
 type refs struct {
 	testsetID string
+	// testcases are the Testset's testcases, when it is a Testset of the
+	// namespace: the records a standalone run expects.
+	testcases *int
 	// metrics are the Metrics of metricRefs, as the verdict needs them;
 	// metricIDs those of spec.metricIds, read from the service to judge.
 	metrics   []verdict.Metric
@@ -54,6 +57,8 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun) (re
 			return refs{}, o, err
 		}
 		out.testsetID = t.RecordedID()
+		n := int(t.Status.Testcases)
+		out.testcases = &n
 	}
 	for _, ref := range e.Spec.MetricRefs {
 		m := &v1alpha1.Metric{}
