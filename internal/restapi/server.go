@@ -444,7 +444,10 @@ func (s *Server) watchResources(ctx context.Context) (func(), error) {
 			remove()
 		}
 	}
-	for _, ep := range s.endpoints {
+	// The runs are created by handlers of their own, not an endpoint, and
+	// read back.
+	kinds := []*endpoint{{kind: runKind, newObject: runEndpoint.newObject, local: &localCreate{readable: true}}}
+	for _, ep := range append(kinds, s.endpoints...) {
 		informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
 		if err != nil {
 			unwatch()

@@ -129,6 +129,11 @@ func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alp
 		if o != nil || err != nil {
 			return remote.Run{}, o, err
 		}
+		if e.Status.ExpectedRecords == nil && refs.testcases != nil {
+			// A run the REST server created: it expects its Testset's testcases.
+			n := clamp32(*refs.testcases)
+			e.Status.ExpectedRecords = &n
+		}
 		return localRun(e, refs.metrics), nil, nil
 	}
 	run, err := conn.Client().GetRun(ctx, id)
@@ -151,10 +156,6 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 			"a create was sent and its answer lost, so the run may exist in the service; a run is never created "+
 				"twice: set annotation %s to its id, or remove annotation %s to create a new run",
 			v1alpha1.RunIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
-	}
-	if !conn.HoldsCopies() && len(e.Spec.MetricIDs) > 0 {
-		return kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "on a standalone service the cluster is the "+
-			"record of the Metrics that judge a run: name them by spec.metricRefs, not metricIds"), ctrl.Result{}, nil
 	}
 	refs, o, err := r.prepare(ctx, conn, e)
 	if o != nil || err != nil {
@@ -186,6 +187,12 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	if !conn.HoldsCopies() {
 		run.Expected = refs.testcases
 	}
+	return r.created(ctx, conn, e, run)
+}
+
+// created records the id of the run just created and starts its executor.
+func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run) (
+	kit.Outcome, ctrl.Result, error) {
 	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", conn.Service)
 	now := metav1.NewTime(r.Clock.Now())
 	e.Status.RunID, e.Status.StartTime = run.ID, &now
@@ -207,6 +214,11 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 // hold before the run is created.
 func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
 	refs, *kit.Outcome, error) {
+	if !conn.HoldsCopies() && len(e.Spec.MetricIDs) > 0 {
+		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "on a standalone service the cluster is the "+
+			"record of the Metrics that judge a run: name them by spec.metricRefs, not metricIds")
+		return refs{}, &o, nil
+	}
 	refs, o, err := r.resolve(ctx, e)
 	if o != nil || err != nil || e.Spec.Executor == nil {
 		return refs, o, err
