@@ -59,12 +59,26 @@ func runOf(r evalapi.Run) Run {
 		MetricIDs: r.MetricIDs, MetricVersionIDs: r.MetricVersionIDs}
 }
 
-// LocalRun is a standalone run, kept in the cluster: its phase follows from
-// its counts as the service's would, from no records yet, through records
-// and then scores missing (scoring), to only human scores missing (human),
-// to completed.
-func LocalRun(id string, records, scores int, expected *int, scoring, human bool) Run {
-	run := Run{ID: id, Records: records, Scores: scores, Expected: expected}
+// LocalRun is a standalone run as e's status tells it, the counts the REST
+// server keeps there, judged by metrics: its phase follows from the counts
+// as the service's would, from no records yet, through records and then
+// scores missing, to only human scores missing, to completed.
+func LocalRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) Run {
+	records := int(e.Status.Records)
+	var expected *int
+	want := records
+	if n := e.Status.ExpectedRecords; n != nil {
+		v := int(*n)
+		expected, want = &v, max(want, v)
+	}
+	scoring, human := false, false
+	for _, m := range metrics {
+		if n := CountOf(e, m.ID); n.Passed+n.Failed < want {
+			scoring = scoring || !m.Human
+			human = human || m.Human
+		}
+	}
+	run := Run{ID: e.RecordedID(), Records: records, Scores: int(e.Status.Scores), Expected: expected}
 	switch {
 	case records == 0:
 		run.Status = evalapi.RunAwaitingExecution
@@ -78,6 +92,16 @@ func LocalRun(id string, records, scores int, expected *int, scoring, human bool
 		run.Status = evalapi.RunCompleted
 	}
 	return run
+}
+
+// CountOf is the scores of Metric id counted in a standalone run's status.
+func CountOf(e *v1alpha1.EvaluationRun, id string) verdict.Count {
+	for _, m := range e.Status.Metrics {
+		if m.ID == id {
+			return verdict.Count{Passed: int(m.Passed), Failed: int(m.Failed)}
+		}
+	}
+	return verdict.Count{}
 }
 
 // Completed reports whether the service finished the run; HumanOnly whether

@@ -249,7 +249,20 @@ func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(runKind, err)
 	}
-	return response{status: http.StatusOK, body: runAnswer(run, refs.testsetID, refs.metricIDs(), expectedOf(refs.testset))}
+	if run.Status.ExpectedRecords == nil && refs.testset != nil {
+		run.Status.ExpectedRecords = ptr.To(refs.testset.Status.Testcases)
+	}
+	answer := runAnswer(run, refs.testsetID, refs.metricIDs(), nil)
+	if run.Status.Verdict == "" && s.standaloneOnly(r.Context(), run) == nil {
+		// The phase as of these counts, which the reconciler reports only at
+		// its next look.
+		metrics := make([]judgement.Metric, len(refs.metrics))
+		for i, m := range refs.metrics {
+			metrics[i] = judging(m)
+		}
+		answer.Status = remote.LocalRun(run, metrics).Status
+	}
+	return response{status: http.StatusOK, body: answer}
 }
 
 // findRun is the run of namespace with id, as findMetric finds a Metric.
@@ -387,7 +400,8 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 
 // judging is m as the verdict judges its scores.
 func judging(m *evaluationv1alpha1.Metric) judgement.Metric {
-	vm := judgement.Metric{ID: m.RecordedID(), Name: m.Name, OutputType: string(m.Spec.OutputType)}
+	vm := judgement.Metric{ID: m.RecordedID(), Name: m.Name, OutputType: string(m.Spec.OutputType),
+		Human: m.Spec.EvalType == evaluationv1alpha1.EvalTypeHuman}
 	if t := m.Status.PassingThreshold; t != nil {
 		vm.Threshold = *t
 	}

@@ -75,7 +75,11 @@ var _ = Describe("Runs, records and scores", func() {
 		Expect(run.TestsetID).To(HaveValue(Equal(testset)))
 
 		records := make([]string, 0, 2)
-		for _, q := range []string{"q0", "q1"} {
+		for i, q := range []string{"q0", "q1"} {
+			if i == 1 {
+				Expect(runOf(send(request{method: http.MethodGet, path: BasePath + "/runs/" + run.ID, key: t.key})).Status).
+					To(Equal("running_execution"))
+			}
 			rep := postRecord(t, run.ID, q)
 			Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
 			var rec struct{ ID, RunID string }
@@ -97,6 +101,7 @@ var _ = Describe("Runs, records and scores", func() {
 		got := runOf(send(request{method: http.MethodGet, path: BasePath + "/runs/" + run.ID, key: t.key}))
 		Expect(got.NumRecords).To(Equal(2))
 		Expect(got.NumScores).To(Equal(2))
+		Expect(got.Status).To(Equal("completed"), "the phase as of the counts, before the operator looks")
 
 		By("the operator judges it from the counts")
 		obj := &evaluationv1alpha1.EvaluationRun{}

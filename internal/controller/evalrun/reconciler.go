@@ -134,7 +134,7 @@ func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alp
 			n := clamp32(*refs.testcases)
 			e.Status.ExpectedRecords = &n
 		}
-		return localRun(e, refs.metrics), nil, nil
+		return remote.LocalRun(e, refs.metrics), nil, nil
 	}
 	run, err := conn.Client().GetRun(ctx, id)
 	if err != nil {
@@ -267,7 +267,7 @@ func (r *Reconciler) tally(ctx context.Context, conn *remote.Connection, e *v1al
 	if !conn.HoldsCopies() {
 		counts := make([]verdict.Count, len(metrics))
 		for i, m := range metrics {
-			counts[i] = countOf(e, m.ID)
+			counts[i] = remote.CountOf(e, m.ID)
 		}
 		return verdict.FromCounts(metrics, run.Records, counts), nil
 	}

@@ -118,33 +118,3 @@ func passedCondition(res verdict.Result, generation int64) metav1.Condition {
 	return metav1.Condition{Type: v1alpha1.ConditionPassed, Status: status, Reason: res.Verdict,
 		Message: res.Reason, ObservedGeneration: generation}
 }
-
-// localRun is a standalone run as its status tells it: the counts the REST
-// server keeps there, and which Metrics' scores are missing.
-func localRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) remote.Run {
-	records := int(e.Status.Records)
-	var expected *int
-	want := records
-	if n := e.Status.ExpectedRecords; n != nil {
-		v := int(*n)
-		expected, want = &v, max(want, v)
-	}
-	scoring, human := false, false
-	for _, m := range metrics {
-		if n := countOf(e, m.ID); n.Passed+n.Failed < want {
-			scoring = scoring || !m.Human
-			human = human || m.Human
-		}
-	}
-	return remote.LocalRun(e.RecordedID(), records, int(e.Status.Scores), expected, scoring, human)
-}
-
-// countOf is the scores of Metric id counted in e's status.
-func countOf(e *v1alpha1.EvaluationRun, id string) verdict.Count {
-	for _, m := range e.Status.Metrics {
-		if m.ID == id {
-			return verdict.Count{Passed: int(m.Passed), Failed: int(m.Failed)}
-		}
-	}
-	return verdict.Count{}
-}
