@@ -17,6 +17,7 @@ limitations under the License.
 package restapi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -48,6 +49,17 @@ const (
 // everyone else's.
 const tenantShare = 16
 
+// A request that finds its tenant's in-flight places taken waits in the
+// tenant's own line, at most tenantQueueWait and behind at most
+// tenantQueueDepth others, before it is refused: the SDKs send a run's
+// records all at once (runAndEvaluate), and such a burst is served in turn
+// rather than refused; the wait takes none of the server's places, so the
+// other tenants do not see it.
+const (
+	tenantQueueWait  = 2 * time.Second
+	tenantQueueDepth = 256
+)
+
 // unauthenticatedBudget is the one bucket every request without a valid key
 // shares: answering 401 is cheap, but not free, so a stream of them cannot
 // take the CPU from the tenants.
@@ -73,8 +85,10 @@ const inflightRetryAfter = 1
 // workers ahead of every other tenant's.
 type admission struct {
 	inflight chan struct{}
-	// tenantInflight is how many requests one tenant may have in flight.
+	// tenantInflight is how many requests one tenant may have in flight;
+	// queueWait how long one waits for a place.
 	tenantInflight int
+	queueWait      time.Duration
 	writes, reads  budget
 	now            func() time.Time
 
@@ -98,12 +112,17 @@ func (b budget) limiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(b.qp
 type tenantState struct {
 	writes, reads *rate.Limiter
 	inflight      int
+	// waiting are the requests in the tenant's line; freed is closed, and
+	// replaced, when one of its places is given back.
+	waiting int
+	freed   chan struct{}
 }
 
 func newAdmission(maxInflight int, writes, reads budget, now func() time.Time) *admission {
 	return &admission{
 		inflight:        make(chan struct{}, maxInflight),
 		tenantInflight:  max(1, maxInflight/tenantShare),
+		queueWait:       tenantQueueWait,
 		writes:          writes,
 		reads:           reads,
 		now:             now,
@@ -116,8 +135,8 @@ func newAdmission(maxInflight int, writes, reads budget, now func() time.Time) *
 // takes no tenant's tokens but the unauthenticated bucket's), a read or a
 // write, or returns the 429 that refuses it. An admitted request calls the
 // returned leave when it is done.
-func (a *admission) enter(tenant string, write bool) (leave func(), refusal *apiError) {
-	leaveTenant, refusal := a.enterTenant(tenant, write)
+func (a *admission) enter(ctx context.Context, tenant string, write bool) (leave func(), refusal *apiError) {
+	leaveTenant, refusal := a.enterTenant(ctx, tenant, write)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -132,9 +151,10 @@ func (a *admission) enter(tenant string, write bool) (leave func(), refusal *api
 }
 
 // enterTenant takes a token from tenant's bucket and one of its in-flight
-// places; leave gives the place back, and the token too when refund is set.
-// A refused request keeps neither.
-func (a *admission) enterTenant(tenant string, write bool) (leave func(refund bool), refusal *apiError) {
+// places, waiting in the tenant's line for a place (see tenantQueueWait);
+// leave gives the place back, and the token too when refund is set. A
+// refused request keeps neither.
+func (a *admission) enterTenant(ctx context.Context, tenant string, write bool) (leave func(refund bool), refusal *apiError) {
 	if tenant == "" {
 		return a.enterUnauthenticated()
 	}
@@ -142,12 +162,11 @@ func (a *admission) enterTenant(tenant string, write bool) (leave func(refund bo
 	defer a.mu.Unlock()
 	t, ok := a.tenants[tenant]
 	if !ok {
-		t = &tenantState{writes: a.writes.limiter(), reads: a.reads.limiter()}
+		t = &tenantState{writes: a.writes.limiter(), reads: a.reads.limiter(), freed: make(chan struct{})}
 		a.tenants[tenant] = t
 	}
-	if t.inflight >= a.tenantInflight {
-		return nil, tooManyRequests(rejectTenantInflight, inflightRetryAfter,
-			"This API key's namespace has too many requests in flight")
+	if t.inflight >= a.tenantInflight && t.waiting >= tenantQueueDepth {
+		return nil, tenantFull()
 	}
 	bucket, reason, kind := t.reads, rejectTenantReadRate, "reads"
 	if write {
@@ -160,15 +179,53 @@ func (a *admission) enterTenant(tenant string, write bool) (leave func(refund bo
 		return nil, tooManyRequests(reason, retryAfterSeconds(delay),
 			"This API key's namespace sends "+kind+" faster than the server admits")
 	}
+	if !a.waitForPlace(ctx, t) {
+		reservation.CancelAt(now)
+		return nil, tenantFull()
+	}
 	t.inflight++
 	return func(refund bool) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		t.inflight--
+		close(t.freed)
+		t.freed = make(chan struct{})
 		if refund {
 			reservation.CancelAt(now)
 		}
 	}, nil
+}
+
+// waitForPlace waits, a.mu held on entry and return, until t has an
+// in-flight place free, for at most queueWait; it reports whether one is.
+func (a *admission) waitForPlace(ctx context.Context, t *tenantState) bool {
+	if t.inflight < a.tenantInflight {
+		return true
+	}
+	t.waiting++
+	defer func() { t.waiting-- }()
+	timer := time.NewTimer(a.queueWait)
+	defer timer.Stop()
+	for t.inflight >= a.tenantInflight {
+		freed := t.freed
+		a.mu.Unlock()
+		select {
+		case <-freed:
+			a.mu.Lock()
+		case <-timer.C:
+			a.mu.Lock()
+			return t.inflight < a.tenantInflight
+		case <-ctx.Done():
+			a.mu.Lock()
+			return false
+		}
+	}
+	return true
+}
+
+func tenantFull() *apiError {
+	return tooManyRequests(rejectTenantInflight, inflightRetryAfter,
+		"This API key's namespace has too many requests in flight")
 }
 
 // charge draws n more reads or writes from tenant's budget, for an
@@ -246,7 +303,7 @@ func (s *Server) admit(next http.Handler) http.Handler {
 				Message: "must be sent once"}).response())
 			return
 		}
-		leave, refusal := s.admission.enter(s.tenant(r), isWrite(r.Method))
+		leave, refusal := s.admission.enter(r.Context(), s.tenant(r), isWrite(r.Method))
 		if refusal != nil {
 			write(w, r, refusal.response())
 			return

@@ -147,15 +147,15 @@ var _ = Describe("Admission control", func() {
 		now := time.Unix(1_000_000, 0)
 		a := newAdmission(1000, budget{0.01, 1}, budget{0.01, 1}, func() time.Time { return now })
 		for range unauthenticatedBudget.burst {
-			leave, refusal := a.enter("", false)
+			leave, refusal := a.enter(context.Background(), "", false)
 			Expect(refusal).NotTo(HaveOccurred())
 			leave()
 		}
-		_, refusal := a.enter("", false)
+		_, refusal := a.enter(context.Background(), "", false)
 		Expect(refusal).To(HaveOccurred())
 		Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
 		Expect(refusal.details).To(HaveKeyWithValue("reason", rejectUnauthenticatedRate))
-		_, refusal = a.enter("a", false)
+		_, refusal = a.enter(context.Background(), "a", false)
 		Expect(refusal).NotTo(HaveOccurred(), "a tenant with a valid key is not charged")
 	})
 
@@ -168,7 +168,7 @@ var _ = Describe("Admission control", func() {
 		send := func(write bool, perSecond int) {
 			GinkgoHelper()
 			for range 60 * perSecond { // a minute of one request after another
-				leave, refusal := a.enter("sdk", write)
+				leave, refusal := a.enter(context.Background(), "sdk", write)
 				Expect(refusal).NotTo(HaveOccurred())
 				leave()
 				now = now.Add(time.Second / time.Duration(perSecond))
@@ -178,7 +178,7 @@ var _ = Describe("Admission control", func() {
 		send(false, 200)
 		admitted := 0
 		for range 1000 { // at one instant: only the burst passes
-			leave, refusal := a.enter("flood", true)
+			leave, refusal := a.enter(context.Background(), "flood", true)
 			if refusal != nil {
 				Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantRate))
 				break
@@ -193,38 +193,57 @@ var _ = Describe("Admission control", func() {
 		It("refuses a request over the bound with Retry-After, and gives the tenant its token back", func() {
 			now := time.Unix(1_000_000, 0)
 			a := newAdmission(2, budget{0.01, 1}, budget{0.01, 1}, func() time.Time { return now })
-			leaveA, refusal := a.enter("a", false)
+			leaveA, refusal := a.enter(context.Background(), "a", false)
 			Expect(refusal).NotTo(HaveOccurred())
-			leaveB, refusal := a.enter("", false)
+			leaveB, refusal := a.enter(context.Background(), "", false)
 			Expect(refusal).NotTo(HaveOccurred())
 
-			_, refusal = a.enter("c", false)
+			_, refusal = a.enter(context.Background(), "c", false)
 			Expect(refusal).To(HaveOccurred())
 			Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
 			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectInflight))
 			Expect(refusal.header.Get("Retry-After")).To(Equal("1"))
 
 			leaveA()
-			leaveC, refusal := a.enter("c", false)
+			leaveC, refusal := a.enter(context.Background(), "c", false)
 			Expect(refusal).NotTo(HaveOccurred(), "c's token was given back when the server was full")
 			leaveB()
 			leaveC()
 		})
 
-		It("lets one tenant hold at most a sixteenth of the requests in flight", func() {
+		It("lets one tenant hold at most a sixteenth of the requests in flight, the rest waiting in its own line", func() {
 			a := newAdmission(2*tenantShare, budget{1000, 1000}, budget{1000, 1000}, time.Now)
-			leave1, refusal := a.enter("a", false)
+			a.queueWait = 50 * time.Millisecond
+			leave1, refusal := a.enter(context.Background(), "a", false)
 			Expect(refusal).NotTo(HaveOccurred())
-			leave2, refusal := a.enter("a", false)
+			leave2, refusal := a.enter(context.Background(), "a", false)
 			Expect(refusal).NotTo(HaveOccurred())
-			_, refusal = a.enter("a", false)
-			Expect(refusal).To(HaveOccurred())
+			_, refusal = a.enter(context.Background(), "a", false)
+			Expect(refusal).To(HaveOccurred(), "no place came free while it waited")
 			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
-			leaveB, refusal := a.enter("b", false)
+			leaveB, refusal := a.enter(context.Background(), "b", false)
 			Expect(refusal).NotTo(HaveOccurred(), "the rest is left to the others")
+
+			a.queueWait = time.Minute
+			admitted := make(chan func())
+			go func() {
+				leave3, refusal := a.enter(context.Background(), "a", false)
+				Expect(refusal).NotTo(HaveOccurred())
+				admitted <- leave3
+			}()
+			Consistently(admitted, 50*time.Millisecond).ShouldNot(Receive(), "it waits for a place")
 			leave1()
-			leave3, refusal := a.enter("a", false)
-			Expect(refusal).NotTo(HaveOccurred())
+			var leave3 func()
+			Eventually(admitted).Should(Receive(&leave3), "and takes the place given back")
+
+			ctx, cancel := context.WithCancel(context.Background())
+			refused := make(chan *apiError)
+			go func() { _, refusal := a.enter(ctx, "a", false); refused <- refusal }()
+			cancel()
+			var gone *apiError
+			Eventually(refused).Should(Receive(&gone), "a caller that hangs up leaves the line")
+			Expect(gone).To(HaveOccurred())
+			Expect(gone.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
 			for _, leave := range []func(){leave2, leave3, leaveB} {
 				leave()
 			}
