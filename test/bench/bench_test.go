@@ -101,23 +101,34 @@ func TestBench(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if *flagTestsetN > 0 {
-		if err := b.testsetRun(ctx, tab, *flagTestsetN); err != nil {
-			t.Fatalf("testset run: %v", err)
-		}
-	}
-
-	if *flagIsolationN > 0 {
-		if err := b.isolationRun(ctx, tab, *flagIsolationN, *flagIsolationHung, concurrencies[len(concurrencies)-1]); err != nil {
-			t.Fatalf("isolation run: %v", err)
-		}
-	}
+	b.kindRuns(ctx, t, tab, concurrencies[len(concurrencies)-1])
 
 	out := tab.markdown()
 	fmt.Println(out)
 	if *flagOut != "" {
 		if err := os.WriteFile(*flagOut, []byte(out), 0o600); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// kindRuns runs the measurements of the other kinds and of isolation, each
+// skipped when its flag is 0.
+func (b *bench) kindRuns(ctx context.Context, t *testing.T, tab *table, concurrency int) {
+	t.Helper()
+	if *flagTestsetN > 0 {
+		if err := b.testsetRun(ctx, tab, *flagTestsetN); err != nil {
+			t.Fatalf("testset run: %v", err)
+		}
+	}
+	if *flagVerdictN > 0 {
+		if err := b.verdictRun(ctx, tab, *flagVerdictN); err != nil {
+			t.Fatalf("verdict run: %v", err)
+		}
+	}
+	if *flagIsolationN > 0 {
+		if err := b.isolationRun(ctx, tab, *flagIsolationN, *flagIsolationHung, concurrency); err != nil {
+			t.Fatalf("isolation run: %v", err)
 		}
 	}
 }

@@ -18,8 +18,10 @@ package evalrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -121,15 +123,22 @@ func (f refs) request(e *v1alpha1.EvaluationRun) remote.RunRequest {
 func (f refs) judged(ctx context.Context, c remote.Client, e *v1alpha1.EvaluationRun, run remote.Run) (
 	[]verdict.Metric, error) {
 	out := append([]verdict.Metric(nil), f.metrics...)
-	for _, id := range f.metricIDs {
-		m, err := c.GetMetric(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		vm := m.Judging()
-		vm.Name = id
-		out = append(out, vm)
+	// Read at once rather than one after another: a run names up to 50.
+	read := make([]verdict.Metric, len(f.metricIDs))
+	errs := make([]error, len(f.metricIDs))
+	var wg sync.WaitGroup
+	for i, id := range f.metricIDs {
+		wg.Go(func() {
+			m, err := c.GetMetric(ctx, id)
+			read[i], errs[i] = m.Judging(), err
+			read[i].Name = id
+		})
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out = append(out, read...)
 	for i := range out {
 		out[i].MinPassRate = minPassRate(e, out[i].Name, out[i].ID)
 		if j := slices.Index(run.MetricIDs, out[i].ID); j >= 0 && j < len(run.MetricVersionIDs) {
