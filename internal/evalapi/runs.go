@@ -40,10 +40,10 @@ type RunRequest struct {
 type Run struct {
 	ID               string   `json:"id"`
 	TestsetID        *string  `json:"testsetId"`
-	SystemID         *string  `json:"systemId,omitempty"`
-	SystemVersionID  *string  `json:"systemVersionId,omitempty"`
+	SystemID         *string  `json:"systemId"`
+	SystemVersionID  *string  `json:"systemVersionId"`
 	MetricIDs        []string `json:"metricIds"`
-	MetricVersionIDs []string `json:"metricVersionIds,omitempty"`
+	MetricVersionIDs []string `json:"metricVersionIds"`
 	NumRecords       int      `json:"numRecords"`
 	// NumExpectedRecords is the Testset's testcases when the run was made;
 	// nil for a run without a Testset.

@@ -59,20 +59,6 @@ const runKind = "EvaluationRun"
 // scored-records bitmap of each Metric is at most 1,250 bytes.
 const maxRunRecords = 10000
 
-// runResponse is a Run as the API answers it.
-type runResponse struct {
-	ID                 string   `json:"id"`
-	TestsetID          *string  `json:"testsetId"`
-	SystemID           *string  `json:"systemId"`
-	SystemVersionID    *string  `json:"systemVersionId"`
-	MetricIDs          []string `json:"metricIds"`
-	MetricVersionIDs   []string `json:"metricVersionIds"`
-	NumRecords         int      `json:"numRecords"`
-	NumExpectedRecords *int     `json:"numExpectedRecords"`
-	NumScores          int      `json:"numScores"`
-	Status             string   `json:"status"`
-}
-
 // recordRequest is the body of a record create; otelLinkId, which the SDKs
 // send, is accepted and not kept.
 type recordRequest struct {
@@ -206,9 +192,9 @@ func (s *Server) standaloneOnly(ctx context.Context, run *evaluationv1alpha1.Eva
 // runAnswer is run as the API answers it, its Testset and Metrics given
 // by their ids, and expected the records it expects when its status does
 // not say yet.
-func runAnswer(run *evaluationv1alpha1.EvaluationRun, testsetID *string, metricIDs []string, expected *int) runResponse {
+func runAnswer(run *evaluationv1alpha1.EvaluationRun, testsetID *string, metricIDs []string, expected *int) evalapi.Run {
 	st := run.Status
-	res := runResponse{ID: run.RecordedID(), TestsetID: testsetID, MetricIDs: metricIDs, MetricVersionIDs: []string{},
+	res := evalapi.Run{ID: run.RecordedID(), TestsetID: testsetID, MetricIDs: metricIDs, MetricVersionIDs: []string{},
 		NumRecords: int(st.Records), NumScores: int(st.Scores), Status: st.Phase, NumExpectedRecords: expected}
 	if res.Status == "" {
 		res.Status = evalapi.RunAwaitingExecution

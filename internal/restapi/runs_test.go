@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 const runsPath = BasePath + "/projects/proj-1/runs"
@@ -43,9 +44,9 @@ func putScore(t tenant, recordID, metricID, score string) reply {
 		body: `{"score":` + score + `}`})
 }
 
-func runOf(rep reply) runResponse {
+func runOf(rep reply) evalapi.Run {
 	GinkgoHelper()
-	var run runResponse
+	var run evalapi.Run
 	Expect(json.Unmarshal(rep.body, &run)).To(Succeed(), "body: %s", rep.body)
 	return run
 }
