@@ -21,6 +21,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -81,6 +83,21 @@ var _ = Describe("Tenants of one ClusterEvaluationService with a shared key", fu
 		Expect(err).NotTo(HaveOccurred())
 		return got
 	}
+
+	It("never hands the shared key to a namespace's executor Pod: the run stops before it is created", func() {
+		e := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "nightly"},
+			Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj-1", MetricIDs: []v1alpha1.ResourceID{"met_1"},
+				ServiceRef: &v1alpha1.ServiceReference{Kind: v1alpha1.KindClusterEvaluationService, Name: shared.Name},
+				Executor: &v1alpha1.Executor{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "system", Image: "example.com/system:1"}}}}}}}
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		Eventually(stalledReason(e)).Should(Equal(v1alpha1.ReasonExecutorKeyUnavailable))
+		Expect(stalledMessage(e)).To(ContainSubstring("set spec.apiKeySecretRef to a Secret of this namespace"))
+		Expect(up.Calls(evalapitest.OpCreateRun)).To(BeZero())
+		var jobs batchv1.JobList
+		Expect(k8s.List(rootCtx, &jobs, client.InNamespace(teamA))).To(Succeed())
+		Expect(jobs.Items).To(BeEmpty())
+	})
 
 	It("never lets one namespace read, change or delete another's remote Metric by its id", func() {
 		bob := onShared(teamB, "bob")
