@@ -126,6 +126,11 @@ func (b *bench) kindRuns(ctx context.Context, t *testing.T, tab *table, concurre
 			t.Fatalf("verdict run: %v", err)
 		}
 	}
+	if *flagVerdictHung > 0 {
+		if err := b.verdictIsolationRun(ctx, tab, *flagVerdictHung, concurrency); err != nil {
+			t.Fatalf("verdict isolation run: %v", err)
+		}
+	}
 	if *flagIsolationN > 0 {
 		if err := b.isolationRun(ctx, tab, *flagIsolationN, *flagIsolationHung, concurrency); err != nil {
 			t.Fatalf("isolation run: %v", err)

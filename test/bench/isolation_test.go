@@ -68,17 +68,7 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 	defer func() { err = errors.Join(err, mgr.stop()) }()
 
 	serviceAt := func(prefix, url string, maxInFlight ...int32) (string, error) {
-		ns, err := b.newNamespace(ctx, prefix)
-		if err != nil {
-			return "", err
-		}
-		svc := &v1alpha1.EvaluationService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.DefaultServiceName},
-			Spec: v1alpha1.EvaluationServiceSpec{ServiceConnection: v1alpha1.ServiceConnection{URL: v1alpha1.ServiceURL(url),
-				Limits: v1alpha1.ServiceLimits{Timeout: &metav1.Duration{Duration: hungTimeout}}}}}
-		if len(maxInFlight) > 0 {
-			svc.Spec.Limits.MaxInFlight = &maxInFlight[0]
-		}
-		return ns, b.k8s.Create(ctx, svc)
+		return b.serviceNamespace(ctx, prefix, url, maxInFlight...)
 	}
 	alone, err := serviceAt("iso-alone-", b.server.URL())
 	if err != nil {
@@ -128,6 +118,23 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 	tab.add(label+"the same with A's maxInFlight at 1024 instead of half the workers",
 		unbounded.Round(time.Millisecond).String(), "B with A idle", fmt.Sprintf("%.2fx", unbounded.Seconds()/idle.Seconds()))
 	return nil
+}
+
+// serviceNamespace is a new namespace with its key Secret and its default
+// EvaluationService at url, with the hung service's timeout and, when given,
+// maxInFlight.
+func (b *bench) serviceNamespace(ctx context.Context, prefix, url string, maxInFlight ...int32) (string, error) {
+	ns, err := b.newNamespace(ctx, prefix)
+	if err != nil {
+		return "", err
+	}
+	svc := &v1alpha1.EvaluationService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.DefaultServiceName},
+		Spec: v1alpha1.EvaluationServiceSpec{ServiceConnection: v1alpha1.ServiceConnection{URL: v1alpha1.ServiceURL(url),
+			Limits: v1alpha1.ServiceLimits{Timeout: &metav1.Duration{Duration: hungTimeout}}}}}
+	if len(maxInFlight) > 0 {
+		svc.Spec.Limits.MaxInFlight = &maxInFlight[0]
+	}
+	return ns, b.k8s.Create(ctx, svc)
 }
 
 // pauseMetrics pauses every Metric of ns: a service that answers nothing

@@ -24,7 +24,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,8 +35,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -48,29 +53,15 @@ const verdictMetrics = 5
 // against the floor of reading the same pages of records straight from the
 // test server, one after another; and the manager's peak RSS above idle.
 func (b *bench) verdictRun(ctx context.Context, tab *table, n int) error {
+	runID, ids, err := b.completedRun(ctx, n)
+	if err != nil {
+		return err
+	}
 	c, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL(), Timeout: time.Minute})
 	if err != nil {
 		return err
 	}
-	key := evalapi.APIKey(evalapitest.DefaultKey)
-	ids := make([]v1alpha1.ResourceID, 0, verdictMetrics)
-	wire := make([]string, 0, verdictMetrics)
-	for i := range verdictMetrics {
-		m, err := c.CreateMetric(ctx, key, "proj-verdict", evalapi.MetricRequest{Name: fmt.Sprintf("m%d", i),
-			EvalType: evalapi.EvalTypeHeuristic, OutputType: evalapi.OutputTypeBoolean})
-		if err != nil {
-			return err
-		}
-		ids, wire = append(ids, v1alpha1.ResourceID(m.ID)), append(wire, m.ID)
-	}
-	run, err := c.CreateRun(ctx, key, "proj-verdict", evalapi.RunRequest{MetricIDs: wire})
-	if err != nil {
-		return err
-	}
-	if err := writeRecords(ctx, c, run.ID, n); err != nil {
-		return err
-	}
-	floor, err := readRecords(ctx, c, run.ID)
+	floor, err := readRecords(ctx, c, runID)
 	if err != nil {
 		return err
 	}
@@ -93,10 +84,7 @@ func (b *bench) verdictRun(ctx context.Context, tab *table, n int) error {
 	if err != nil {
 		return err
 	}
-	e := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "verdict",
-		Annotations: map[string]string{v1alpha1.RunIDAnnotation: run.ID}},
-		Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj-verdict", MetricIDs: ids,
-			APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: framework.KeySecretName}}}
+	e := adoptingRun(ns, "verdict", runID, ids)
 	start := time.Now()
 	if err := b.k8s.Create(ctx, e); err != nil {
 		return err
@@ -178,4 +166,116 @@ func (b *bench) waitVerdict(ctx context.Context, e *v1alpha1.EvaluationRun) erro
 		time.Sleep(20 * time.Millisecond)
 	}
 	return errors.New("the EvaluationRun had no verdict within 10 minutes")
+}
+
+var flagVerdictHung = flag.Int("verdict-hung", 50, "EvaluationRuns on the hung service of the verdict isolation run; 0 skips it")
+
+// verdictIsolationRun measures what runs in flight on a hung service cost
+// the verdict of a run on another: one run of 2,000 records x 5 Metrics on
+// the test server is judged 3 times with service A idle, and 3 times while
+// hung runs are followed on A, which answers nothing until its timeout. One
+// in-process manager with c workers; the goal is at most 1.2x.
+func (b *bench) verdictIsolationRun(ctx context.Context, tab *table, hung, c int) (err error) {
+	const records = 2000
+	runID, metricIDs, err := b.completedRun(ctx, records)
+	if err != nil {
+		return err
+	}
+	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * hungTimeout):
+		}
+	}))
+	defer func() {
+		silent.CloseClientConnections()
+		silent.Close()
+	}()
+	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
+		Defaults: remote.Defaults{Workers: c, AllowPrivateServiceAddresses: true}}, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, mgr.stop()) }()
+
+	judge := func(prefix string) (time.Duration, error) {
+		ns, err := b.serviceNamespace(ctx, prefix, b.server.URL())
+		if err != nil {
+			return 0, err
+		}
+		times := make([]time.Duration, 3)
+		for i := range times {
+			e := adoptingRun(ns, fmt.Sprintf("b-%d", i), runID, metricIDs)
+			start := time.Now()
+			if err := b.k8s.Create(ctx, e); err != nil {
+				return 0, err
+			}
+			if err := b.waitVerdict(ctx, e); err != nil {
+				return 0, err
+			}
+			times[i] = time.Since(start)
+		}
+		slices.Sort(times)
+		return times[1], nil
+	}
+	alone, err := judge("verdict-alone-")
+	if err != nil {
+		return err
+	}
+	nsA, err := b.serviceNamespace(ctx, "verdict-hung-", silent.URL+"/api/v2")
+	if err != nil {
+		return err
+	}
+	for i := range hung {
+		if err := b.k8s.Create(ctx, adoptingRun(nsA, fmt.Sprintf("a-%d", i), fmt.Sprintf("run_hung_%d", i), metricIDs)); err != nil {
+			return err
+		}
+	}
+	time.Sleep(hungTimeout) // every worker A can hold is holding
+	beside, err := judge("verdict-beside-")
+	if err != nil {
+		return err
+	}
+	if err := b.k8s.DeleteAllOf(ctx, &v1alpha1.EvaluationRun{}, client.InNamespace(nsA)); err != nil {
+		return err
+	}
+	label := fmt.Sprintf("EvaluationRun isolation, %d workers: verdict of %d records x %d Metrics on service B, median of 3", c,
+		records, verdictMetrics)
+	tab.add(label+", service A idle", alone.Round(time.Millisecond).String(), "", "")
+	tab.add(label+fmt.Sprintf(", while %d runs are followed on service A, which answers nothing for %s", hung, hungTimeout),
+		beside.Round(time.Millisecond).String(), "B with A idle", fmt.Sprintf("%.2fx (goal <= 1.2x)", beside.Seconds()/alone.Seconds()))
+	return nil
+}
+
+// completedRun is a run on the test server of n records, each scored by
+// the verdict's Metrics, and those Metrics' ids.
+func (b *bench) completedRun(ctx context.Context, n int) (string, []v1alpha1.ResourceID, error) {
+	c, err := evalapi.NewClient(evalapi.Options{BaseURL: b.server.URL(), Timeout: time.Minute})
+	if err != nil {
+		return "", nil, err
+	}
+	key := evalapi.APIKey(evalapitest.DefaultKey)
+	ids := make([]v1alpha1.ResourceID, 0, verdictMetrics)
+	wire := make([]string, 0, verdictMetrics)
+	for i := range verdictMetrics {
+		m, err := c.CreateMetric(ctx, key, "proj-verdict", evalapi.MetricRequest{Name: fmt.Sprintf("m%d", i),
+			EvalType: evalapi.EvalTypeHeuristic, OutputType: evalapi.OutputTypeBoolean})
+		if err != nil {
+			return "", nil, err
+		}
+		ids, wire = append(ids, v1alpha1.ResourceID(m.ID)), append(wire, m.ID)
+	}
+	run, err := c.CreateRun(ctx, key, "proj-verdict", evalapi.RunRequest{MetricIDs: wire})
+	if err != nil {
+		return "", nil, err
+	}
+	return run.ID, ids, writeRecords(ctx, c, run.ID, n)
+}
+
+// adoptingRun is an EvaluationRun of ns that follows remote run id.
+func adoptingRun(ns, name, id string, metricIDs []v1alpha1.ResourceID) *v1alpha1.EvaluationRun {
+	return &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+		Annotations: map[string]string{v1alpha1.RunIDAnnotation: id}},
+		Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj-verdict", MetricIDs: metricIDs,
+			APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: framework.KeySecretName}}}
 }
