@@ -50,21 +50,11 @@ const hungTimeout = 2 * time.Second
 // its timeout. One manager with c workers, both services as
 // EvaluationServices; the goal is at most 1.2x.
 func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (err error) {
-	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(2 * hungTimeout):
-		}
-	}))
-	defer func() {
-		silent.CloseClientConnections()
-		silent.Close()
-	}()
-	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
-		Defaults: remote.Defaults{Workers: c, AllowPrivateServiceAddresses: true}}, nil)
+	silent, mgr, err := b.hungSetUp(ctx, c)
 	if err != nil {
 		return err
 	}
+	defer silent.stop()
 	defer func() { err = errors.Join(err, mgr.stop()) }()
 
 	serviceAt := func(prefix, url string, maxInFlight ...int32) (string, error) {
@@ -118,6 +108,32 @@ func (b *bench) isolationRun(ctx context.Context, tab *table, n, hung, c int) (e
 	tab.add(label+"the same with A's maxInFlight at 1024 instead of half the workers",
 		unbounded.Round(time.Millisecond).String(), "B with A idle", fmt.Sprintf("%.2fx", unbounded.Seconds()/idle.Seconds()))
 	return nil
+}
+
+// silentServer answers nothing until its client gives up.
+type silentServer struct{ *httptest.Server }
+
+func (s silentServer) stop() {
+	s.CloseClientConnections()
+	s.Close()
+}
+
+// hungSetUp starts a service that answers nothing for twice hungTimeout and
+// an in-process manager with c workers that may call it.
+func (b *bench) hungSetUp(ctx context.Context, c int) (silentServer, *running, error) {
+	silent := silentServer{httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * hungTimeout):
+		}
+	}))}
+	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
+		Defaults: remote.Defaults{Workers: c, AllowPrivateServiceAddresses: true}}, nil)
+	if err != nil {
+		silent.stop()
+		return silent, nil, err
+	}
+	return silent, mgr, nil
 }
 
 // serviceNamespace is a new namespace with its key Secret and its default

@@ -24,8 +24,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"sync"
@@ -35,10 +33,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/controller"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -181,21 +177,11 @@ func (b *bench) verdictIsolationRun(ctx context.Context, tab *table, hung, c int
 	if err != nil {
 		return err
 	}
-	silent := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(2 * hungTimeout):
-		}
-	}))
-	defer func() {
-		silent.CloseClientConnections()
-		silent.Close()
-	}()
-	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
-		Defaults: remote.Defaults{Workers: c, AllowPrivateServiceAddresses: true}}, nil)
+	silent, mgr, err := b.hungSetUp(ctx, c)
 	if err != nil {
 		return err
 	}
+	defer silent.stop()
 	defer func() { err = errors.Join(err, mgr.stop()) }()
 
 	judge := func(prefix string) (time.Duration, error) {
