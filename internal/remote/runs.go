@@ -121,6 +121,18 @@ func (m Metric) Judging() verdict.Metric {
 		Human: m.held.EvalType == evalapi.EvalTypeHuman}
 }
 
+// JudgingOf is what the verdict needs of the Metric object m: its recorded
+// id, output type, human or not, and the passing threshold in its status
+// (0 until the service reported one).
+func JudgingOf(m *v1alpha1.Metric) verdict.Metric {
+	vm := verdict.Metric{ID: m.RecordedID(), Name: m.Name, OutputType: string(m.Spec.OutputType),
+		Human: m.Spec.EvalType == v1alpha1.EvalTypeHuman}
+	if t := m.Status.PassingThreshold; t != nil {
+		vm.Threshold = *t
+	}
+	return vm
+}
+
 // ErrStandaloneRuns: a standalone service keeps a run in the cluster, which
 // its reconciler reads there.
 var ErrStandaloneRuns = errors.New("a standalone service's runs are read from the cluster")

@@ -227,6 +227,7 @@ var _ = Describe("Admission control", func() {
 			a.queueWait = time.Minute
 			admitted := make(chan func())
 			go func() {
+				defer GinkgoRecover()
 				leave3, refusal := a.enter(context.Background(), "a", false)
 				Expect(refusal).NotTo(HaveOccurred())
 				admitted <- leave3

@@ -72,8 +72,9 @@ type flaggerPayload struct {
 	Metadata  map[string]string `json:"metadata"`
 }
 
-// runEndpoint is the budget's view of the runs the gate creates.
-var runEndpoint = &endpoint{kind: "EvaluationRun",
+// runEndpoint is the budget's and the watches' view of the runs this server
+// creates (through the runs API and the Flagger gate), which are read back.
+var runEndpoint = &endpoint{kind: runKind, local: &localCreate{readable: true},
 	newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.EvaluationRun{} }}
 
 // flaggerGate serves Flagger's webhooks: the canary's revision (its

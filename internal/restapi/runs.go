@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,7 +245,7 @@ func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) response {
 		// its next look.
 		metrics := make([]judgement.Metric, len(refs.metrics))
 		for i, m := range refs.metrics {
-			metrics[i] = judging(m)
+			metrics[i] = remote.JudgingOf(m)
 		}
 		answer.Status = remote.LocalRun(run, metrics).Status
 	}
@@ -368,7 +369,7 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 	}
 	answer := evalapi.Score{RecordID: recordID, MetricConfigID: metricID, Score: req.Score,
 		ValidationErrors: []evalapi.ValidationError{}}
-	pass, readable := judgement.Passes(judging(m), req.Score)
+	pass, readable := judgement.Passes(remote.JudgingOf(m), req.Score)
 	if !readable {
 		answer.ValidationErrors = append(answer.ValidationErrors, evalapi.ValidationError{Path: "/score",
 			Message: fmt.Sprintf("no binaryScore, intScore, floatScore, score or value of the Metric's type (%s): "+
@@ -384,20 +385,10 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 	return response{status: http.StatusOK, body: answer}
 }
 
-// judging is m as the verdict judges its scores.
-func judging(m *evaluationv1alpha1.Metric) judgement.Metric {
-	vm := judgement.Metric{ID: m.RecordedID(), Name: m.Name, OutputType: string(m.Spec.OutputType),
-		Human: m.Spec.EvalType == evaluationv1alpha1.EvalTypeHuman}
-	if t := m.Status.PassingThreshold; t != nil {
-		vm.Threshold = *t
-	}
-	return vm
-}
-
 // countScore counts a score of m for record index of run, once.
 func countScore(run *evaluationv1alpha1.EvaluationRun, m *evaluationv1alpha1.Metric, index int, pass bool) error {
 	id := m.RecordedID()
-	i := slicesIndex(run.Status.Metrics, id)
+	i := slices.IndexFunc(run.Status.Metrics, func(r evaluationv1alpha1.MetricResult) bool { return r.ID == id })
 	if i < 0 {
 		run.Status.Metrics = append(run.Status.Metrics, evaluationv1alpha1.MetricResult{ID: id, Name: m.Name})
 		i = len(run.Status.Metrics) - 1
@@ -424,15 +415,6 @@ func countScore(run *evaluationv1alpha1.EvaluationRun, m *evaluationv1alpha1.Met
 	}
 	run.Status.Scores++
 	return nil
-}
-
-func slicesIndex(results []evaluationv1alpha1.MetricResult, id string) int {
-	for i := range results {
-		if results[i].ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // parseRecordID splits "<runId>.<n>".

@@ -446,8 +446,7 @@ func (s *Server) watchResources(ctx context.Context) (func(), error) {
 	}
 	// The runs are created by handlers of their own, not an endpoint, and
 	// read back.
-	kinds := []*endpoint{{kind: runKind, newObject: runEndpoint.newObject, local: &localCreate{readable: true}}}
-	for _, ep := range append(kinds, s.endpoints...) {
+	for _, ep := range append([]*endpoint{runEndpoint}, s.endpoints...) {
 		informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
 		if err != nil {
 			unwatch()

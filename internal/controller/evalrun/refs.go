@@ -67,15 +67,10 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun) (re
 		if o, err := r.readReady(ctx, e, "Metric", ref.Name, m); o != nil || err != nil {
 			return refs{}, o, err
 		}
-		vm := verdict.Metric{ID: m.RecordedID(), Name: ref.Name, OutputType: string(m.Spec.OutputType),
-			Human: m.Spec.EvalType == v1alpha1.EvalTypeHuman}
-		if vm.OutputType != verdict.Boolean {
-			if m.Status.PassingThreshold == nil {
-				return refs{}, notReady("Metric %s has no passingThreshold in its status yet", ref.Name), nil
-			}
-			vm.Threshold = *m.Status.PassingThreshold
+		if m.Spec.OutputType != verdict.Boolean && m.Status.PassingThreshold == nil {
+			return refs{}, notReady("Metric %s has no passingThreshold in its status yet", ref.Name), nil
 		}
-		out.metrics = append(out.metrics, vm)
+		out.metrics = append(out.metrics, remote.JudgingOf(m))
 	}
 	return out, nil, nil
 }
