@@ -52,16 +52,25 @@ func redactURL(raw string) string {
 // http only to this machine (loopback) unless insecure is allowed, since the
 // API keys travel in its requests' headers. Its errors hold the URL redacted.
 func checkAPIURL(raw string, allowInsecure bool) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--api-url %q: want an http or https URL such as https://eval.example.com/api/v2", redactURL(raw))
+	if err := checkURLForm("--api-url", raw); err != nil {
+		return err
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("--api-url %q: must not have a query or fragment", redactURL(raw))
-	}
-	if u.Scheme == "http" && !allowInsecure && !isLoopback(u.Hostname()) {
+	if u, _ := url.Parse(raw); u.Scheme == "http" && !allowInsecure && !isLoopback(u.Hostname()) {
 		return fmt.Errorf("--api-url %q: plain http would send the API keys unencrypted over the network; "+
 			"use https, or pass --allow-insecure-api-url", redactURL(raw))
+	}
+	return nil
+}
+
+// checkURLForm checks that flag's value raw is a base URL: http or https,
+// a host, no query or fragment.
+func checkURLForm(flag, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s %q: want an http or https URL such as https://eval.example.com/api/v2", flag, redactURL(raw))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%s %q: must not have a query or fragment", flag, redactURL(raw))
 	}
 	return nil
 }

@@ -56,6 +56,7 @@ import (
 // config is the manager's command line.
 type config struct {
 	apiURL                  string
+	serveAPIURL             string
 	defaultAPIKeySecret     string
 	apiQPS                  float64
 	apiBurst                int
@@ -146,6 +147,9 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		"Time between two reads of a Ready Metric's remote copy, which restore the spec if it was changed outside the cluster; 0 turns drift checks off.")
 	fs.StringVar(&c.serveAPI, "serve-api", "",
 		"Address of the built-in REST server serving the Evaluation Service API from the cluster, e.g. :8082. Empty disables it.")
+	fs.StringVar(&c.serveAPIURL, "serve-api-url", "",
+		"The built-in REST server's base URL as the cluster's Pods reach it, e.g. http://eval-operator-api.eval-operator-system.svc:8082/api/v2; "+
+			"the executor of a standalone EvaluationRun is told it as EVAL_API_URL. Empty: such an executor is not started.")
 	fs.DurationVar(&c.restSyncTimeout, "rest-sync-timeout", 10*time.Second,
 		"How long a REST request waits for the reconciler to process the resource it created.")
 	fs.IntVar(&c.restMaxInflight, "rest-max-inflight", restapi.DefaultMaxInflight,
@@ -256,6 +260,11 @@ func (c *config) validate() error {
 	var errs []error
 	if c.apiURL != "" {
 		if err := checkAPIURL(c.apiURL, c.allowInsecureAPIURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.serveAPIURL != "" {
+		if err := checkURLForm("--serve-api-url", c.serveAPIURL); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -423,6 +432,7 @@ func run(c config) error {
 			DefaultAPIKeySecret:          c.defaultAPIKeySecret,
 			DriftInterval:                c.driftInterval,
 			BulkDeleteBatchSize:          c.bulkDeleteBatchSize,
+			StandaloneURL:                c.serveAPIURL,
 			Workers:                      c.maxConcurrentReconciles,
 			AllowPrivateServiceAddresses: c.allowPrivateServices,
 			NamespacedServiceHosts:       c.namespacedServiceHosts,

@@ -240,8 +240,12 @@ const (
 	// message says its phase and counts.
 	ReasonRunning = "Running"
 	// ReasonStandaloneUnsupported: an EvaluationRun on a standalone service
-	// asks for what only a real service has: metricIds, or an executor.
+	// names its Metrics by metricIds, which only a real service resolves.
 	ReasonStandaloneUnsupported = "StandaloneUnsupported"
+	// ReasonExecutorURLUnavailable: an EvaluationRun's executor would not
+	// know where to call: its service is standalone and the operator was
+	// not told the REST server's URL (--serve-api-url).
+	ReasonExecutorURLUnavailable = "ExecutorURLUnavailable"
 	// ReasonInvalidExecutor: the API server refuses an EvaluationRun's
 	// executor Job (a dry run, before the run is created); the message
 	// names the field.

@@ -165,6 +165,7 @@ func startManager(ctx context.Context, cp *framework.ControlPlane, o options) (*
 
 	args := append([]string{
 		"--serve-api=" + o.serveAPI,
+		"--serve-api-url=http://" + o.serveAPI + "/api/v2",
 		"--metrics-bind-address=" + o.metricsAddr,
 		"--metrics-secure=false",
 	}, o.managerArgs...)

@@ -274,11 +274,14 @@ var _ = Describe("EvaluationRun reconciler", func() {
 })
 
 var _ = Describe("EvaluationRun on a standalone service", func() {
+	// restURL is the REST server's URL as Pods reach it (--serve-api-url).
+	const restURL = "http://eval-operator-api.eval-operator-system.svc:8082/api/v2"
 	var ns string
 	BeforeEach(func() {
 		var up *upstream
 		ns, up = newFixture()
 		up.opts.Service = nil
+		up.opts.StandaloneURL = restURL
 		startManager(up.opts)
 		Expect(k8s.Create(rootCtx, newTestset(ns, "qa", inline(`{"id":"a","question":"q0"}`, `{"id":"b","question":"q1"}`)))).To(Succeed())
 		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
@@ -337,7 +340,21 @@ var _ = Describe("EvaluationRun on a standalone service", func() {
 		Expect(idle.Status.Phase).To(Equal(evalapi.RunAwaitingExecution))
 	})
 
-	It("stops a run naming metricIds or an executor, which need a real service", func() {
+	It("starts the executor with the REST server's URL and the run's key by reference", func() {
+		e := newRun(ns, "executed", "exact")
+		e.Spec.Executor = &v1alpha1.Executor{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "system", Image: "example.com/support-assistant:1.4"}}}}}
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		id := runID(e)
+		job := &batchv1.Job{}
+		Eventually(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(e), job) }).Should(Succeed())
+		Expect(job.Spec.Template.Spec.Containers[0].Env).To(ContainElements(
+			corev1.EnvVar{Name: "EVAL_API_URL", Value: restURL},
+			corev1.EnvVar{Name: "EVAL_RUN_ID", Value: id},
+			HaveField("ValueFrom.SecretKeyRef.Name", secretName)))
+	})
+
+	It("stops a run naming metricIds, which only a real service resolves", func() {
 		e := newRun(ns, "by-id")
 		e.Spec.MetricIDs = []v1alpha1.ResourceID{"met_1"}
 		Expect(k8s.Create(rootCtx, e)).To(Succeed())

@@ -47,6 +47,10 @@ type Defaults struct {
 	DriftInterval time.Duration
 	// BulkDeleteBatchSize is the number of testcase ids per bulk-delete call.
 	BulkDeleteBatchSize int
+	// StandaloneURL is the built-in REST server's base URL as the cluster's
+	// Pods reach it (--serve-api-url): a standalone run's executor is told
+	// it. Empty when unknown.
+	StandaloneURL string
 
 	// Services reads EvaluationServices, ClusterEvaluationServices and
 	// Namespaces (the manager's cache). Nil resolves every object to the
@@ -95,6 +99,7 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		Service:         s.name,
 		Endpoint:        s.endpoint,
 		local:           s.svc == nil,
+		podURL:          s.endpoint,
 		MayAdopt:        s.svc == nil || !s.sharedKey || obj.GetAPIKeySecretRef() != nil,
 		DriftInterval:   s.driftInterval,
 		BulkDeleteBatch: s.bulkDeleteBatch,
@@ -104,6 +109,9 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		holder:          obj.GetUID(),
 		flow:            obj.GetNamespace(),
 		key:             c.keySource(obj, s),
+	}
+	if conn.local {
+		conn.podURL = c.defaults.StandaloneURL
 	}
 	return conn, nil
 }
@@ -199,7 +207,9 @@ type Connection struct {
 
 	// local is true when the cluster is the system of record (a standalone
 	// service): there is no remote copy of anything.
-	local   bool
+	local bool
+	// podURL is the base URL a Pod calls the service at.
+	podURL  string
 	secrets client.Reader
 	svc     evalapi.Service
 	gate    *gate
@@ -214,6 +224,11 @@ type Connection struct {
 // cluster is the system of record, nothing remote is read back or deleted,
 // and a committed create is already the answer.
 func (c *Connection) HoldsCopies() bool { return !c.local }
+
+// PodURL is the base URL a Pod of the cluster (an executor) calls the
+// service at: the service's own, or for a standalone service the REST
+// server's (Defaults.StandaloneURL); "" when the operator is not told it.
+func (c *Connection) PodURL() string { return c.podURL }
 
 // KeySecret is the Secret and its data key the object's key is read from;
 // ok is false when the object has none.

@@ -140,6 +140,18 @@ set, else the cert-manager serving certificate; empty serves plain HTTP.
 {{- end }}
 
 {{/*
+The REST server's base URL as Pods reach it: serveApi.url, else the API
+Service's cluster DNS name.
+*/}}
+{{- define "eval-operator.serveApiURL" -}}
+{{- if .Values.serveApi.url }}
+{{- .Values.serveApi.url }}
+{{- else }}
+{{- printf "%s://%s-api.%s.svc:%v/api/v2" (ternary "https" "http" (not (empty (include "eval-operator.restTLSDir" .)))) (include "eval-operator.fullname" .) .Release.Namespace .Values.serveApi.port }}
+{{- end }}
+{{- end }}
+
+{{/*
 The manager's flags, one per setting; toYaml quotes whatever the values hold.
 Optional settings are left out when empty so the manager's defaults apply.
 */}}
@@ -180,6 +192,7 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--drift-interval=%s" $v.driftInterval) }}
 {{- if $v.serveApi.enabled }}
 {{- $args = append $args (printf "--serve-api=:%v" $v.serveApi.port) }}
+{{- $args = append $args (printf "--serve-api-url=%s" (include "eval-operator.serveApiURL" .)) }}
 {{- $args = append $args (printf "--rest-sync-timeout=%s" $v.restSyncTimeout) }}
 {{- $args = append $args (printf "--rest-drain-delay=%s" $v.restDrainDelay) }}
 {{- $args = append $args (printf "--rest-max-inflight=%v" $v.restMaxInflight) }}

@@ -123,15 +123,17 @@ func mergeLabels(in map[string]string, name string) map[string]string {
 	return out
 }
 
-// envOf is the executor's environment on conn for run id; ok is false, with
-// the outcome to stop at, when the run's key is not in a Secret of its own
-// namespace: a Pod reads only those, and a ClusterEvaluationService's own
-// key is never handed to a namespace's Pods.
+// envOf is the executor's environment on conn for run id, or the outcome
+// to stop at when the Pod could not call the service: its URL is unknown
+// (a standalone service without --serve-api-url), or the run's key is not
+// in a Secret of its own namespace (a Pod reads only those, and a
+// ClusterEvaluationService's own key is never handed to a namespace's Pods).
 func envOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID string) (executorEnv, *kit.Outcome) {
-	if !conn.HoldsCopies() {
-		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "the executor is told the service's URL, and a "+
-			"standalone service's is the REST server's, which the operator is not told in this version: "+
-			"run the system with the SDKs' runAndEvaluate against the REST server instead")
+	url := conn.PodURL()
+	if url == "" {
+		o := kit.Stalled(v1alpha1.ReasonExecutorURLUnavailable, "the executor is told the service's URL, and a "+
+			"standalone service's is the REST server's, which the operator was not told: start it with --serve-api-url "+
+			"(the chart sets it with serveApi.enabled)")
 		return executorEnv{}, &o
 	}
 	secret, key, ok := conn.KeySecret()
@@ -140,7 +142,7 @@ func envOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID 
 			e.Namespace+", and the run's key is not in one: set spec.apiKeySecretRef to a Secret of this namespace")
 		return executorEnv{}, &o
 	}
-	return executorEnv{url: conn.Endpoint, runID: runID, projectID: string(e.Spec.ProjectID), testsetID: testsetID,
+	return executorEnv{url: url, runID: runID, projectID: string(e.Spec.ProjectID), testsetID: testsetID,
 		secret: secret.Name, key: key}, nil
 }
 

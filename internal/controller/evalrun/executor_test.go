@@ -17,10 +17,15 @@ limitations under the License.
 package evalrun
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 func TestJobName(t *testing.T) {
@@ -39,5 +44,30 @@ func TestJobName(t *testing.T) {
 	}
 	if other := jobName(long + "x"); other == got {
 		t.Errorf("two long names share the Job name %q", got)
+	}
+}
+
+// A standalone run's executor calls the REST server: it is started only
+// when the operator knows that server's URL as Pods reach it.
+func TestEnvOfStandalone(t *testing.T) {
+	run := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "nightly"},
+		Spec: v1alpha1.EvaluationRunSpec{APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "key"}}}
+	for _, tc := range []struct {
+		url, wantReason string
+	}{
+		{"", v1alpha1.ReasonExecutorURLUnavailable},
+		{"http://eval-operator-api.ops.svc:8082/api/v2", ""},
+	} {
+		conn, err := remote.NewConnector(nil, remote.Defaults{StandaloneURL: tc.url}).Connect(context.Background(), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, o := envOf(conn, run, "run_1", "tst_1")
+		switch {
+		case tc.wantReason != "" && (o == nil || o.Reason != tc.wantReason):
+			t.Errorf("StandaloneURL %q: outcome %+v, want reason %s", tc.url, o, tc.wantReason)
+		case tc.wantReason == "" && (o != nil || env.url != tc.url || env.secret != "key"):
+			t.Errorf("StandaloneURL %q: env %+v, outcome %+v", tc.url, env, o)
+		}
 	}
 }
