@@ -32,10 +32,12 @@ import (
 )
 
 // laggingCache is the cache of a replica whose watch has not yet brought
-// the Metric named hidden: its lists leave it out.
+// the Metric named hidden (its lists leave it out), nor any change of the
+// EvaluationRun stale since it was stored (its lists give that copy).
 type laggingCache struct {
 	cache.Cache
 	hidden atomic.Pointer[string]
+	stale  atomic.Pointer[evaluationv1alpha1.EvaluationRun]
 }
 
 // IndexField does nothing: the shared cache beneath has the indexes.
@@ -50,6 +52,15 @@ func (c *laggingCache) List(ctx context.Context, list client.ObjectList, opts ..
 	if ml, ok := list.(*evaluationv1alpha1.MetricList); ok {
 		if name := c.hidden.Load(); name != nil {
 			ml.Items = slices.DeleteFunc(ml.Items, func(m evaluationv1alpha1.Metric) bool { return m.Name == *name })
+		}
+	}
+	if rl, ok := list.(*evaluationv1alpha1.EvaluationRunList); ok {
+		if stale := c.stale.Load(); stale != nil {
+			for i := range rl.Items {
+				if rl.Items[i].UID == stale.UID {
+					rl.Items[i] = *stale.DeepCopy()
+				}
+			}
 		}
 	}
 	return nil
@@ -84,5 +95,29 @@ var _ = Describe("Several replicas behind one Service", func() {
 		var rep reply
 		Eventually(answer).Should(Receive(&rep))
 		Expect(rep.status).To(Equal(http.StatusOK), "body: %s", rep.body)
+	})
+
+	It("scores a record another replica just counted, though this one's watch trails", func(ctx SpecContext) {
+		lag := &laggingCache{Cache: h.mgr.GetCache()}
+		_, url, err := addServer(h.mgr, 30*time.Second, GinkgoLogr, unlimited, func(o *Options) { o.Cache = lag })
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		metricID := createdID(t, "heuristic", "boolean")
+		rep := send(request{method: http.MethodPost, path: runsPath, key: t.key, body: `{"metricIds":["` + metricID + `"]}`})
+		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+		runID := runOf(rep).ID
+		var l evaluationv1alpha1.EvaluationRunList
+		Expect(h.k8s.List(ctx, &l, client.InNamespace(t.namespace))).To(Succeed())
+		Expect(l.Items).To(HaveLen(1))
+		lag.stale.Store(&l.Items[0]) // no record yet, as the trailing replica sees it
+
+		rep = postRecord(t, runID, "q0") // to the other replica
+		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+		score := sendTo(url, request{method: http.MethodPut, path: BasePath + "/records/" + runID + ".1/scores/" + metricID,
+			key: t.key, body: `{"score":{"value":true}}`})
+		Expect(score.status).To(Equal(http.StatusOK), "body: %s", score.body)
+		unknown := sendTo(url, request{method: http.MethodPut, path: BasePath + "/records/" + runID + ".2/scores/" + metricID,
+			key: t.key, body: `{"score":{"value":true}}`})
+		Expect(unknown.status).To(Equal(http.StatusNotFound), "body: %s", unknown.body)
 	})
 })

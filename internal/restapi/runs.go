@@ -361,7 +361,15 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 		return s.failure(runKind, err)
 	}
 	if index > int(run.Status.Records) {
-		return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).response()
+		// Another replica may have counted the record a moment ago, and
+		// this one's watch not brought it yet: the API server decides.
+		err := s.opts.Reader.Get(r.Context(), client.ObjectKeyFromObject(run), run)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return s.failure(runKind, err)
+		}
+		if err != nil || index > int(run.Status.Records) {
+			return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).response()
+		}
 	}
 	m, err := s.runMetric(r.Context(), run, metricID)
 	if err != nil {
