@@ -465,15 +465,47 @@ func (s *Server) writableRun(ctx context.Context, namespace, id string) (*evalua
 
 // runLocks serialises this replica's status writes of one run, so that
 // concurrent records and scores do not conflict with each other here.
-var runLocks sync.Map
+var runLocks = uidLocks{held: map[types.UID]*uidLock{}}
+
+// uidLocks are mutexes by object uid, each kept only while someone holds or
+// waits for it, so that the runs of months leave nothing behind.
+type uidLocks struct {
+	mu   sync.Mutex
+	held map[types.UID]*uidLock
+}
+
+type uidLock struct {
+	sync.Mutex
+	// users hold or wait for the lock.
+	users int
+}
+
+// lock locks uid's mutex and returns its unlock.
+func (l *uidLocks) lock(uid types.UID) (unlock func()) {
+	l.mu.Lock()
+	e := l.held[uid]
+	if e == nil {
+		e = &uidLock{}
+		l.held[uid] = e
+	}
+	e.users++
+	l.mu.Unlock()
+	e.Lock()
+	return func() {
+		e.Unlock()
+		l.mu.Lock()
+		if e.users--; e.users == 0 {
+			delete(l.held, uid)
+		}
+		l.mu.Unlock()
+	}
+}
 
 // updateRunStatus applies change to run's status and writes it, retrying a
 // conflict with the API server's copy (another replica, or the reconciler).
 func (s *Server) updateRunStatus(ctx context.Context, run *evaluationv1alpha1.EvaluationRun,
 	change func(*evaluationv1alpha1.EvaluationRun) error) error {
-	mu, _ := runLocks.LoadOrStore(run.UID, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	defer runLocks.lock(run.UID)()
 	key := client.ObjectKeyFromObject(run)
 	backoff := wait.Backoff{Steps: 20, Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 0.5, Cap: time.Second}
 	err := retry.RetryOnConflict(backoff, func() error {
