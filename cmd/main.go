@@ -256,7 +256,8 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	return errors.Join(errs...)
 }
 
-func (c *config) validate() error {
+// checkURLs checks the URLs given: the service's and the REST server's.
+func (c *config) checkURLs() []error {
 	var errs []error
 	if c.apiURL != "" {
 		if err := checkAPIURL(c.apiURL, c.allowInsecureAPIURL); err != nil {
@@ -268,6 +269,11 @@ func (c *config) validate() error {
 			errs = append(errs, err)
 		}
 	}
+	return errs
+}
+
+func (c *config) validate() error {
+	errs := c.checkURLs()
 	if _, err := labels.Parse(c.restNamespaceSelector); err != nil {
 		errs = append(errs, fmt.Errorf("--rest-namespace-selector: %w", err))
 	}
