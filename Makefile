@@ -188,13 +188,22 @@ cluster: image ## Start a real one-node cluster on this machine (root; container
 	hack/cluster/cluster.sh up
 	hack/cluster/cluster.sh load $(IMAGE_DIR)/eval-operator.tar
 
+# Argo Rollouts' controller and CRDs, built from the module source pinned in
+# hack/argo-rollouts/go.mod (no release binary can be downloaded here).
+ARGO_ROLLOUTS ?= $(LOCALBIN)/argo-rollouts
+
+.PHONY: argo-rollouts
+argo-rollouts: ## Build Argo Rollouts' controller and its CRDs into bin/argo-rollouts (for make test-cluster's canary).
+	hack/argo-rollouts/build.sh $(ARGO_ROLLOUTS)
+
 .PHONY: cluster-down
 cluster-down: ## Stop the real node and undo every change it made to the machine (processes, mounts, bridge, rules, cgroups, sysctls).
 	hack/cluster/cluster.sh down
 
 .PHONY: test-cluster
-test-cluster: ginkgo helm kustomize ## Run the operator as pods on the real node (make cluster first): installs, probes, RBAC, the REST Service, failover, rolling update, uninstall.
+test-cluster: ginkgo helm kustomize argo-rollouts ## Run the operator as pods on the real node (make cluster first): installs, probes, RBAC, the REST Service, failover, rolling update, an Argo Rollouts canary gated on evaluation, uninstall.
 	IMG=$(IMG) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) CLUSTER_KUBECONFIG=$(CURDIR)/.cluster/kubeconfig \
+	  ARGO_ROLLOUTS=$(ARGO_ROLLOUTS) \
 	  $(GINKGO) $(GINKGO_FLAGS) --tags=cluster ./test/cluster
 
 ##@ Deployment

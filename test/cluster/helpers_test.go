@@ -183,11 +183,23 @@ func sourceAt(ctx context.Context, commit string) string {
 // binary alone, as /manager, running as nonroot.
 func importManager(ctx context.Context, src, ref string) {
 	GinkgoHelper()
+	importBinary(ctx, src, "./cmd", ref)
+}
+
+// importBinary builds the command pkg of the source tree src and imports it
+// into the node as image ref: the binary alone, as its entrypoint, running
+// as nonroot.
+func importBinary(ctx context.Context, src, pkg, ref string) {
+	GinkgoHelper()
 	out := GinkgoT().TempDir()
+	name := "manager"
+	if pkg != "./cmd" {
+		name = filepath.Base(pkg)
+	}
 	run(ctx, nil, "env", "CGO_ENABLED=0", "go", "-C", src, "build", "-trimpath", "-ldflags=-s -w",
-		"-o", filepath.Join(out, "manager"), "./cmd")
+		"-o", filepath.Join(out, name), pkg)
 	tarball := filepath.Join(out, "image.tar")
 	run(ctx, nil, "go", "-C", "hack/image", "run", ".", "binary", "--ref="+ref,
-		"--binary="+filepath.Join(out, "manager"), "--layout="+filepath.Join(out, "oci"), "--tarball="+tarball)
+		"--binary="+filepath.Join(out, name), "--layout="+filepath.Join(out, "oci"), "--tarball="+tarball)
 	ctr(ctx, "images", "import", tarball)
 }
