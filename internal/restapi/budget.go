@@ -56,9 +56,9 @@ type Budget struct {
 // 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of objects in all, 68 MiB
 // of etcd (docs/reliability.md measures it), 100 Testsets, which keep
 // their testcases in a ConfigMap or a Flux source unless they are few, and
-// 500 EvaluationRuns of at most about 20 KiB (counts, never records), or 85
-// KiB for a standalone run whose 50 Metrics each scored 10,000 records
-// (a bit per record: 500,000 score writes, 2.8 hours of the write budget).
+// 500 EvaluationRuns of at most about 20 KiB (counts, never records), or
+// about 105 KiB for a standalone run whose 50 Metrics each scored 10,000
+// records (85 KB of bits: 500,000 score writes, 2.8 hours of the write budget).
 var DefaultBudget = Budget{Metrics: 500, Testsets: 100, EvaluationRuns: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
 
 // CodeQuotaExceeded: the namespace holds as many objects of the kind as its
