@@ -83,6 +83,8 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 	}{
 		{[]string{"--api-url=ftp://x"}, nil, "--api-url"},
 		{[]string{"--api-url=eval.example.com/api/v2"}, nil, "--api-url"},
+		{[]string{"--serve-api=:8082", "--serve-api-url=ftp://x"}, nil, "--serve-api-url \"ftp://x\": want an http or https URL"},
+		{[]string{"--serve-api=:8082", "--serve-api-url=http://api.ops.svc:8082/api/v2?x=1"}, nil, "--serve-api-url"},
 		{[]string{"--api-qps=0"}, nil, "--api-qps 0: must be greater than 0"},
 		{[]string{"--api-burst=0"}, nil, "--api-burst 0"},
 		{[]string{"--api-timeout=0s"}, nil, "--api-timeout"},

@@ -183,19 +183,15 @@ func sourceAt(ctx context.Context, commit string) string {
 // binary alone, as /manager, running as nonroot.
 func importManager(ctx context.Context, src, ref string) {
 	GinkgoHelper()
-	importBinary(ctx, src, "./cmd", ref)
+	importBinary(ctx, src, "./cmd", "manager", ref)
 }
 
 // importBinary builds the command pkg of the source tree src and imports it
-// into the node as image ref: the binary alone, as its entrypoint, running
-// as nonroot.
-func importBinary(ctx context.Context, src, pkg, ref string) {
+// into the node as image ref: the binary alone, as /<name>, its entrypoint,
+// running as nonroot.
+func importBinary(ctx context.Context, src, pkg, name, ref string) {
 	GinkgoHelper()
 	out := GinkgoT().TempDir()
-	name := "manager"
-	if pkg != "./cmd" {
-		name = filepath.Base(pkg)
-	}
 	run(ctx, nil, "env", "CGO_ENABLED=0", "go", "-C", src, "build", "-trimpath", "-ldflags=-s -w",
 		"-o", filepath.Join(out, name), pkg)
 	tarball := filepath.Join(out, "image.tar")

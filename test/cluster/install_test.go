@@ -349,7 +349,7 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: helmNS, Name: release + "-api"}, &svc)).To(Succeed())
 		helm(ctx, "upgrade", release, chartDir, "--namespace", helmNS, "--reuse-values", "--wait", "--timeout=4m",
 			"--set", "serveApi.url=http://"+net.JoinHostPort(svc.Spec.ClusterIP, "8082")+"/api/v2")
-		importBinary(ctx, framework.RepoRoot(), "./test/cluster/assistant", assistantImage)
+		importBinary(ctx, framework.RepoRoot(), "./test/cluster/assistant", "assistant", assistantImage)
 		startArgoRollouts(ctx)
 
 		By("the application's namespace: the gate samples, the Metric and Testset, the run template, a Rollout at v1")

@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -78,13 +77,14 @@ func startArgoRollouts(ctx context.Context) {
 	})
 }
 
-// freePort is a port nothing listens on now.
+// freePort is a port nothing listens on now (framework.FreeAddr's).
 func freePort() string {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := framework.FreeAddr()
 	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = l.Close() }()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	_, port, err := net.SplitHostPort(addr)
+	Expect(err).NotTo(HaveOccurred())
+	return port
 }
 
 // gateSamples are the shipped samples of a rollout's gate that apply as
