@@ -58,14 +58,19 @@ func readyMetric(m *v1alpha1.Metric, reason string) string {
 // editSpec applies edit to the stored m, as kubectl apply of a changed file would.
 func editSpec(m *v1alpha1.Metric, edit func(*v1alpha1.MetricSpec)) {
 	GinkgoHelper()
-	// Read and written again when the manager wrote the Metric meanwhile, as
-	// kubectl edit would be.
+	editStored(m, func() { edit(&m.Spec) })
+}
+
+// editStored applies change to the stored obj and writes it. It is read and
+// written again when the manager wrote obj meanwhile, as kubectl edit would be.
+func editStored(obj client.Object, change func()) {
+	GinkgoHelper()
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m); err != nil {
+		if err := k8s.Get(rootCtx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
-		edit(&m.Spec)
-		return k8s.Update(rootCtx, m)
+		change()
+		return k8s.Update(rootCtx, obj)
 	})).To(Succeed())
 }
 

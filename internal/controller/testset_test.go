@@ -293,11 +293,11 @@ var _ = Describe("Testset reconciler", func() {
 		Eventually(func() map[string]string { return remoteAnswers(up, id) }).Should(Equal(map[string]string{"a": "1", "b": "2"}))
 
 		By("with only Observe, an edit of the source is reported and not sent")
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(t), t)).To(Succeed())
-		t.Spec.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementObserve}
-		t.Spec.Inline = []runtime.RawExtension{{Raw: []byte(`{"id":"a","answer":"1"}`)}, {Raw: []byte(`{"id":"z","answer":"26"}`)}}
 		before := calls(writes...)
-		Expect(k8s.Update(rootCtx, t)).To(Succeed())
+		editStored(t, func() {
+			t.Spec.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementObserve}
+			t.Spec.Inline = []runtime.RawExtension{{Raw: []byte(`{"id":"a","answer":"1"}`)}, {Raw: []byte(`{"id":"z","answer":"26"}`)}}
+		})
 		Eventually(syncedCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonDrifted),
 			HaveField("Message", ContainSubstring("1 to create, 0 to update, 1 to delete"))))
 		Expect(readyCondition(t)(Default)).To(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
@@ -350,9 +350,7 @@ var _ = Describe("Testset reconciler", func() {
 		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 
 		up.InjectFaults(evalapitest.OpUpdateTestcase, evalapitest.Status(http.StatusNotFound))
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(t), t)).To(Succeed())
-		t.Spec.Inline[0] = runtime.RawExtension{Raw: []byte(`{"id":"a","answer":"one"}`)}
-		Expect(k8s.Update(rootCtx, t)).To(Succeed())
+		editStored(t, func() { t.Spec.Inline[0] = runtime.RawExtension{Raw: []byte(`{"id":"a","answer":"one"}`)} })
 		Eventually(func() map[string]string { return remoteAnswers(up, t.Status.ID) }).Should(HaveKeyWithValue("a", "one"))
 		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonSynced))
 		Expect(up.Calls(evalapitest.OpUpdateTestcase)).To(Equal(2))
