@@ -24,7 +24,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
@@ -172,7 +171,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // (which carry the key), and turns a panic into a 500 without a stack trace.
 func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start := s.opts.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		r = withAttempt(r)
 		defer func() {
@@ -187,8 +186,9 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 			}
 			code := strconv.Itoa(rec.status)
 			requestsTotal.WithLabelValues(route, code).Inc()
-			requestDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
-			s.log.V(1).Info("Request", "method", r.Method, "route", route, "code", rec.status, "duration", time.Since(start))
+			took := s.opts.Now().Sub(start)
+			requestDuration.WithLabelValues(route).Observe(took.Seconds())
+			s.log.V(1).Info("Request", "method", r.Method, "route", route, "code", rec.status, "duration", took)
 		}()
 		next.ServeHTTP(rec, r)
 	})

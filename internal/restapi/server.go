@@ -172,7 +172,8 @@ type Options struct {
 	// connections to a terminating pod. 0 stops accepting at once.
 	DrainDelay time.Duration
 
-	// Now is the clock of the tenants' token buckets; time.Now by default.
+	// Now is the server's clock: the tenants' token buckets, the writes'
+	// ledger and the requests' durations. time.Now by default.
 	Now func() time.Time
 
 	// Logger logs requests (at V(1), without headers) and failures. Defaults

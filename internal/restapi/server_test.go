@@ -96,7 +96,7 @@ func validOptions(adjust func(*Options)) Options {
 
 var _ = Describe("Failures inside the server", func() {
 	It("answers a panic with 500 INTERNAL_ERROR and no stack trace, and counts it", func() {
-		s := &Server{log: logr.Discard()}
+		s := &Server{log: logr.Discard(), opts: Options{Now: time.Now}}
 		handler := s.instrument("panicking", http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 			panic("boom")
 		}))
