@@ -19,6 +19,7 @@ limitations under the License.
 package packaging
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,6 +72,28 @@ func services(objs []unstructured.Unstructured) []string {
 // serviceDNS is the in-cluster DNS name of a Service.
 func serviceDNS(s unstructured.Unstructured) string {
 	return s.GetName() + "." + s.GetNamespace() + ".svc"
+}
+
+// executorURL is the manager's --serve-api-url as the kubelet passes it,
+// its $(VAR)s filled in from the container's env (a value, or the Pod's
+// namespace), and the URL the render's API Service is reached at, with
+// scheme.
+func executorURL(objs []unstructured.Unstructured, scheme string) (got, want string) {
+	GinkgoHelper()
+	_, c := manager(objs)
+	namespace := withKind(objs, "Deployment")[0].GetNamespace()
+	vars := map[string]string{}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			vars[e.Name] = e.Value
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+			vars[e.Name] = namespace
+		}
+	}
+	got = os.Expand(strings.NewReplacer("$(", "${", ")", "}").Replace(flagValue(c.Args, "serve-api-url")),
+		func(v string) string { return vars[v] })
+	return got, scheme + "://" + serviceDNS(named(objs, "Service", "api")) + ":8082/api/v2"
 }
 
 // named returns the one object of kind whose name has the suffix.
@@ -150,6 +173,8 @@ var _ = Describe("kustomize, level with the chart", func() {
 			_, c := manager(objs)
 			Expect(c.Ports).To(ContainElement(And(HaveField("Name", "api"), HaveField("ContainerPort", BeEquivalentTo(8082)))))
 			Expect(c.Args).To(ContainElement("--serve-api=:8082"))
+			got, want := executorURL(objs, "http")
+			Expect(got).To(Equal(want), "the executors' URL names the API Service")
 		}
 	})
 
@@ -160,6 +185,8 @@ var _ = Describe("kustomize, level with the chart", func() {
 		_, chart := manager(decode(helmTemplate(ctx, "eo", "ops", "serveApi.enabled=true", "certManager.enabled=true")))
 		Expect(restTLSFlags(c)).To(HaveLen(2))
 		Expect(restTLSFlags(c)).To(ConsistOf(restTLSFlags(chart)))
+		got, want := executorURL(objs, "https")
+		Expect(got).To(Equal(want), "the executors' URL names the API Service, over TLS")
 	})
 
 	It("keeps cert-manager's names right under any namePrefix and namespace", func(ctx SpecContext) {
@@ -174,6 +201,9 @@ var _ = Describe("kustomize, level with the chart", func() {
 		Expect(deployment.GetName()).To(Equal("acme-controller-manager"), "the render did not take the new namePrefix")
 		Expect(cert.GetNamespace()).To(Equal("acme-ops"))
 		expectCertificateNamesHold(objs)
+		got, want := executorURL(objs, "https")
+		Expect(got).To(Equal("https://acme-api.acme-ops.svc:8082/api/v2"))
+		Expect(got).To(Equal(want))
 		Expect(string(rendered)).NotTo(ContainSubstring("eval-operator-system"))
 		Expect(string(rendered)).NotTo(MatchRegexp(`eval-operator-(api|controller|serving|selfsigned)`))
 
