@@ -18,6 +18,7 @@ package restapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -136,6 +138,54 @@ func BenchmarkRawCreateAndReconcile(b *testing.B) {
 		}
 		return nil
 	})
+}
+
+// BenchmarkListMetrics measures GET /projects/{projectId}/metrics, the
+// first page of 20, in a namespace of 20 Metrics and in one of 2,000: a
+// page should cost about the same whatever the namespace holds.
+//
+//	go test ./internal/restapi -run '^$' -bench ListMetrics -benchtime 2000x
+func BenchmarkListMetrics(b *testing.B) {
+	for _, size := range []int{20, 2000} {
+		b.Run(fmt.Sprintf("namespace=%d", size), func(b *testing.B) {
+			h, t := benchNamespace(b, size)
+			measureParallel(b, func(ctx context.Context) error {
+				rep, err := h.do(ctx, h.url, request{method: http.MethodGet, path: projectPath + "?limit=20", key: t.key})
+				if err == nil && rep.status != http.StatusOK {
+					err = fmt.Errorf("answer %d: %s", rep.status, rep.body)
+				}
+				return err
+			})
+		})
+	}
+}
+
+// benchNamespaces are the tenants of BenchmarkListMetrics by size, made once.
+var benchNamespaces = map[int]tenant{}
+
+// benchNamespace returns a tenant whose namespace holds size settled
+// Metrics, created straight through the API server.
+func benchNamespace(b *testing.B, size int) (*harness, tenant) {
+	b.Helper()
+	h, _ := benchEnv(b)
+	if t, ok := benchNamespaces[size]; ok {
+		return h, t
+	}
+	ctx := context.Background()
+	t, err := h.newTenant(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var g errgroup.Group
+	g.SetLimit(benchConcurrency)
+	for range size {
+		g.Go(func() error { return h.k8s.Create(ctx, benchMetric(t)) })
+	}
+	if err := errors.Join(g.Wait(), h.settle(t.namespace)); err != nil {
+		b.Fatal(err)
+	}
+	benchNamespaces[size] = t
+	return h, t
 }
 
 func benchMetric(t tenant) *evaluationv1alpha1.Metric {

@@ -121,6 +121,7 @@ func startHarness(log logr.Logger) (h *harness, err error) {
 // its own: the other specs send as fast as they can from one tenant.
 func unlimited(o *Options) {
 	o.MaxInflight, o.TenantQPS, o.TenantBurst = 1<<16, 1e9, 1<<30
+	o.TenantReadQPS, o.TenantReadBurst = 1e9, 1<<30
 }
 
 // addServer adds a REST server listening on a free 127.0.0.1 port to mgr;

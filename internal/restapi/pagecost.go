@@ -29,12 +29,12 @@ import (
 // the namespace holds; the SDKs' auto-pagination follows the cursor.
 const maxReadsPerPage = 20
 
-// pageEnd is where the page of items starting at start ends: at end, or
-// earlier once it holds maxReadsPerPage Metrics to read whole.
-func pageEnd(items []evaluationv1alpha1.Metric, start, end int) int {
+// pageEnd is where a page of Metrics ends: after all of them, or earlier
+// once it holds maxReadsPerPage Metrics to read whole.
+func pageEnd(page []*evaluationv1alpha1.Metric) int {
 	reads := 0
-	for i := start; i < end; i++ {
-		if !metriccache.Trimmed(&items[i]) {
+	for i, m := range page {
+		if !metriccache.Trimmed(m) {
 			continue
 		}
 		if reads == maxReadsPerPage {
@@ -42,5 +42,5 @@ func pageEnd(items []evaluationv1alpha1.Metric, start, end int) int {
 		}
 		reads++
 	}
-	return end
+	return len(page)
 }

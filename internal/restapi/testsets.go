@@ -188,20 +188,18 @@ func (s *Server) listTestsets(_ http.ResponseWriter, r *http.Request) response {
 	s.unseen.wait(r.Context(), secret.Namespace)
 	var list evaluationv1alpha1.TestsetList
 	err = s.opts.Cache.List(r.Context(), &list, client.InNamespace(secret.Namespace),
-		client.MatchingFields{projectIndex: r.PathValue("projectId")})
+		client.MatchingFields{projectIndex: r.PathValue("projectId")}, client.UnsafeDisableDeepCopy)
 	if err != nil {
 		return s.failure(testsetKind, fmt.Errorf("listing Testsets from the cache: %w", err))
 	}
-	items := list.Items
-	start := pageStart(items, after)
-	end := min(start+limit, len(items))
-	total := len(items)
-	page := evalapi.TestsetPage{Data: make([]evalapi.Testset, 0, end-start), HasMore: end < total, Total: &total}
-	for i := range items[start:end] {
-		page.Data = append(page.Data, convert.TestsetResponseOf(&items[start+i]))
+	items, more := listPage(list.Items, after, limit)
+	total := len(list.Items)
+	page := evalapi.TestsetPage{Data: make([]evalapi.Testset, 0, len(items)), HasMore: more, Total: &total}
+	for _, t := range items {
+		page.Data = append(page.Data, convert.TestsetResponseOf(t))
 	}
-	if page.HasMore {
-		cursor := positionOf(&items[end-1]).cursor()
+	if more {
+		cursor := positionOf(items[len(items)-1]).cursor()
 		page.NextCursor = &cursor
 	}
 	return response{status: http.StatusOK, body: page}
