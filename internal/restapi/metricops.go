@@ -404,10 +404,10 @@ func positionOf(o metav1.Object) position {
 
 // listPage is the page a list request answers from items: those after the
 // position after (nil: from the first), in list order, at most limit; more
-// reports whether any follow. items are the cache's own objects, listed
-// without a deep copy, and stay as they are: only pointers to them are
-// sorted, by positions computed once each, so a page costs little more in
-// a namespace of thousands than in one of a few.
+// reports whether any follow. items are listed from the cache without a
+// deep copy (they share its maps and slices) and stay as they are: only
+// pointers to them are sorted, by positions computed once each, so a page
+// costs little more in a namespace of thousands than in one of a few.
 func listPage[T any, PT interface {
 	*T
 	metav1.Object
