@@ -58,18 +58,20 @@ func (b *bench) syncRun(ctx context.Context, tab *table, n, c int) error {
 	if err != nil {
 		return fmt.Errorf("upstream floor: %w", err)
 	}
-	durable, durableCPU, err := b.apiServerFloor(ctx, n, c, durableWrites)
+	durableRun, err := b.apiServerFloor(ctx, n, c, durableWrites)
 	if err != nil {
 		return fmt.Errorf("durable floor: %w", err)
 	}
-	guarded, guardedCPU, err := b.apiServerFloor(ctx, n, c, guardedWrites)
+	guardedRun, err := b.apiServerFloor(ctx, n, c, guardedWrites)
 	if err != nil {
 		return fmt.Errorf("guarded floor: %w", err)
 	}
-	required, requiredCPU, err := b.apiServerFloor(ctx, n, c, requiredWrites)
+	requiredRun, err := b.apiServerFloor(ctx, n, c, requiredWrites)
 	if err != nil {
 		return fmt.Errorf("required floor: %w", err)
 	}
+	durable, guarded, required := durableRun.elapsed, guardedRun.elapsed, requiredRun.elapsed
+	durableCPU, guardedCPU, requiredCPU := durableRun.cpu, guardedRun.cpu, requiredRun.cpu
 
 	ns, err := b.newNamespace(ctx, "bench-sync")
 	if err != nil {
@@ -172,11 +174,18 @@ func (b *bench) upstreamFloor(ctx context.Context, n, c int) (time.Duration, []t
 	if err != nil {
 		return 0, nil, err
 	}
+	create := upstreamCreate(svc)
 	return framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
-		m := newMetric("floor", fmt.Sprintf("floor-%d", i), i)
+		return create(ctx, newMetric("floor", fmt.Sprintf("floor-%d", i), i))
+	})
+}
+
+// upstreamCreate is the service's create of m, as the operator sends it.
+func upstreamCreate(svc *evalapi.Client) upstreamCall {
+	return func(ctx context.Context, m *v1alpha1.Metric) error {
 		_, err := svc.CreateMetric(ctx, evalapitest.DefaultKey, string(m.Spec.ProjectID), convert.RequestFor(&m.Spec))
 		return err
-	})
+	}
 }
 
 // floorWrites are the writes a floor makes for one Metric, no manager
@@ -201,17 +210,34 @@ func durableWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i i
 // its place (a merge patch), then the Ready status. The least any operator
 // that never duplicates a remote Metric writes, without the upstream call.
 func guardedWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error {
-	m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
-	if err := c.Update(ctx, m); err != nil {
-		return err
+	return guardedWritesAround(nil)(ctx, c, m, i)
+}
+
+// upstreamCall is the service call a floor makes for m, between the
+// create-pending mark and the id; nil makes none.
+type upstreamCall func(ctx context.Context, m *v1alpha1.Metric) error
+
+// guardedWritesAround are guardedWrites with call made where the operator
+// sends the create: after the create-pending mark, before the id.
+func guardedWritesAround(call upstreamCall) floorWrites {
+	return func(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error {
+		m.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
+		if err := c.Update(ctx, m); err != nil {
+			return err
+		}
+		if call != nil {
+			if err := call(ctx, m); err != nil {
+				return err
+			}
+		}
+		id := client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+			`{"metadata":{"annotations":{%q:%q,%q:null}}}`, v1alpha1.MetricIDAnnotation, fmt.Sprintf("met_floor_%d", i),
+			v1alpha1.CreatePendingAnnotation))
+		if err := c.Patch(ctx, m, id); err != nil {
+			return err
+		}
+		return durableWrites(ctx, c, m, i)
 	}
-	id := client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
-		`{"metadata":{"annotations":{%q:%q,%q:null}}}`, v1alpha1.MetricIDAnnotation, fmt.Sprintf("met_floor_%d", i),
-		v1alpha1.CreatePendingAnnotation))
-	if err := c.Patch(ctx, m, id); err != nil {
-		return err
-	}
-	return durableWrites(ctx, c, m, i)
 }
 
 // requiredWrites are the guarded floor's writes with what DESIGN.md adds to
@@ -219,36 +245,52 @@ func guardedWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i i
 // Secret data) and an event for the state change. The least this operator
 // can do, without the upstream call.
 func requiredWrites(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error {
-	var secret corev1.Secret
-	if err := c.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: framework.KeySecretName}, &secret); err != nil {
-		return err
+	return requiredWritesAround(nil)(ctx, c, m, i)
+}
+
+// requiredWritesAround are requiredWrites with call made where the operator
+// sends the create. With the service's create, they are the least a
+// remote-mode POST metric can do after its create.
+func requiredWritesAround(call upstreamCall) floorWrites {
+	return func(ctx context.Context, c client.Client, m *v1alpha1.Metric, i int) error {
+		var secret corev1.Secret
+		if err := c.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: framework.KeySecretName}, &secret); err != nil {
+			return err
+		}
+		if err := guardedWritesAround(call)(ctx, c, m, i); err != nil {
+			return err
+		}
+		return c.Create(ctx, &eventsv1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: fmt.Sprintf("%s.%x", m.Name, time.Now().UnixNano())},
+			EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: "bench", ReportingInstance: "bench",
+			Action: "Reconcile", Reason: v1alpha1.ReasonCreated, Type: corev1.EventTypeNormal,
+			Regarding: corev1.ObjectReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Metric",
+				Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion},
+			Note: "created remote Metric " + m.Status.ID,
+		})
 	}
-	if err := guardedWrites(ctx, c, m, i); err != nil {
-		return err
-	}
-	return c.Create(ctx, &eventsv1.Event{
-		ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: fmt.Sprintf("%s.%x", m.Name, time.Now().UnixNano())},
-		EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: "bench", ReportingInstance: "bench",
-		Action: "Reconcile", Reason: v1alpha1.ReasonCreated, Type: corev1.EventTypeNormal,
-		Regarding: corev1.ObjectReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Metric",
-			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion},
-		Note: "created remote Metric " + m.Status.ID,
-	})
+}
+
+// floorRun is one floor's run: its time, each Metric's time from its
+// create to its last write, and the CPU time per Metric (a table cell).
+type floorRun struct {
+	elapsed   time.Duration
+	latencies []time.Duration
+	cpu       string
 }
 
 // apiServerFloor creates n Metrics and makes the writes of one floor to
-// each, with c workers and no manager running. cpu is the CPU time the
-// writes took, per Metric.
-func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites) (elapsed time.Duration, cpu string, err error) {
+// each, with c workers and no manager running.
+func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites) (floorRun, error) {
 	ns, err := b.newNamespace(ctx, "bench-floor")
 	if err != nil {
-		return 0, "", err
+		return floorRun{}, err
 	}
 	before, err := readCPU()
 	if err != nil {
-		return 0, "", err
+		return floorRun{}, err
 	}
-	elapsed, _, err = framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		m := newMetric(ns, fmt.Sprintf("m-%05d", i), i)
 		if err := b.k8s.Create(ctx, m); err != nil {
 			return err
@@ -256,14 +298,14 @@ func (b *bench) apiServerFloor(ctx context.Context, n, c int, writes floorWrites
 		return writes(ctx, b.k8s, m, i)
 	})
 	if err != nil {
-		return 0, "", err
+		return floorRun{}, err
 	}
 	after, err := readCPU()
 	if err != nil {
-		return 0, "", err
+		return floorRun{}, err
 	}
 	// No manager may ever see these: they are Ready without a remote id.
-	return elapsed, after.since(before, n), b.deleteMetrics(ctx, ns)
+	return floorRun{elapsed, latencies, after.since(before, n)}, b.deleteMetrics(ctx, ns)
 }
 
 // createAndWaitReady creates n Metrics in ns with c workers and returns the
