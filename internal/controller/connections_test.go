@@ -271,9 +271,7 @@ var _ = Describe("Connections", func() {
 		}).Should(And(Not(BeNil()), HaveField("Reason", v1alpha1.ReasonServiceNotFound),
 			HaveField("Message", ContainSubstring("set spec.deletionPolicy to Orphan"))))
 		Expect(up.Calls(evalapitest.OpDeleteMetric)).To(BeZero())
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		m.Spec.DeletionPolicy = v1alpha1.DeletionPolicyOrphan
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.DeletionPolicy = v1alpha1.DeletionPolicyOrphan })
 		Eventually(gone(m)).Should(BeTrue())
 		Expect(up.Calls(evalapitest.OpDeleteMetric)).To(BeZero())
 	})

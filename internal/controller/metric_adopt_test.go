@@ -115,9 +115,7 @@ var _ = Describe("Metric adoption and durable ids", func() {
 		// kubectl replace, Argo CD Replace=true, Flux force: the same file
 		// again, without the operator's annotations; status is a subresource
 		// and stays.
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		m.Annotations = nil
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editStored(m, func() { m.Annotations = nil })
 		mgr.stop()
 		startManager(up.opts)
 		touchSecret(ns, "replaced")

@@ -209,8 +209,7 @@ var _ = Describe("Metric reconciler", func() {
 		Expect(metriccache.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
 
 		longer := prompt + "Be strict."
-		m.Spec.PromptTemplate = (*v1alpha1.Text)(&longer)
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.PromptTemplate = (*v1alpha1.Text)(&longer) })
 		Eventually(readyCondition(m)).Should(And(haveReason(metav1.ConditionTrue, v1alpha1.ReasonUpdated),
 			HaveField("ObservedGeneration", m.Generation)))
 		sent, _ = up.Metric(m.Status.ID)
@@ -265,9 +264,7 @@ var _ = Describe("Metric reconciler", func() {
 
 		// A person adopts the id the service holds: Ready, still one create.
 		id := up.CreatedMetrics()[0].Metric.ID
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		m.Annotations[v1alpha1.MetricIDAnnotation] = id
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editStored(m, func() { m.Annotations[v1alpha1.MetricIDAnnotation] = id })
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonAdopted))
 		Expect(m.Status.ID).To(Equal(id))
 		Expect(m.Annotations).NotTo(HaveKey(v1alpha1.CreatePendingAnnotation))
@@ -284,8 +281,7 @@ var _ = Describe("Metric reconciler", func() {
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonCreateOutcomeUnknown))
 		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(BeZero())
 
-		delete(m.Annotations, v1alpha1.CreatePendingAnnotation)
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editStored(m, func() { delete(m.Annotations, v1alpha1.CreatePendingAnnotation) })
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(up.Creates()).To(Equal(1))
 	})
@@ -359,9 +355,7 @@ var _ = Describe("Metric reconciler", func() {
 
 		// A new generation is tried again.
 		Expect(k8s.Create(rootCtx, namedKeySecret(ns, "other-key", testKey))).To(Succeed())
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		m.Spec.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "other-key"}
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.APIKeySecretRef = &v1alpha1.SecretKeySelector{Name: "other-key"} })
 		Eventually(readyCondition(m)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		Expect(up.Creates()).To(Equal(1))
 	})

@@ -177,8 +177,7 @@ var _ = Describe("Metric deletion", func() {
 		id := readyMetric(m)
 		Expect(m.Finalizers).To(ConsistOf(v1alpha1.MetricFinalizer))
 
-		m.Spec.DeletionPolicy = v1alpha1.DeletionPolicyOrphan
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editSpec(m, func(s *v1alpha1.MetricSpec) { s.DeletionPolicy = v1alpha1.DeletionPolicyOrphan })
 		Eventually(func(g Gomega) []string {
 			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 			return m.Finalizers

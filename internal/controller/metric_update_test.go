@@ -161,10 +161,10 @@ var _ = Describe("Metric updates", func() {
 		// Let the reconciles of the operator's own writes settle.
 		Consistently(func() int { return up.Calls(evalapitest.OpCreateMetric) }, time.Second).Should(Equal(1))
 
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-		m.Labels = map[string]string{"team": "search"}
-		m.Annotations["note"] = "hand-written"
-		Expect(k8s.Update(rootCtx, m)).To(Succeed())
+		editStored(m, func() {
+			m.Labels = map[string]string{"team": "search"}
+			m.Annotations["note"] = "hand-written"
+		})
 		version := m.ResourceVersion
 		touchSecret(ns, "resync")
 

@@ -112,10 +112,10 @@ var _ = Describe("Tenants of one ClusterEvaluationService with a shared key", fu
 			Not(ContainSubstring(bob.Name)), Not(ContainSubstring(teamB))), "the holder is not alice's to see")
 		Expect(alice.Status.Description).To(BeNil())
 
-		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(alice), alice)).To(Succeed())
-		alice.Spec.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementAll}
-		alice.Spec.Name = "stolen"
-		Expect(k8s.Update(rootCtx, alice)).To(Succeed())
+		editSpec(alice, func(s *v1alpha1.MetricSpec) {
+			s.ManagementPolicies = []v1alpha1.ManagementAction{v1alpha1.ManagementAll}
+			s.Name = "stolen"
+		})
 		Eventually(reconciles(alice, v1alpha1.ReasonMetricIDClaimed)).Should(BeNumerically(">=", 2))
 		Expect(k8s.Delete(rootCtx, alice)).To(Succeed())
 		Eventually(gone(alice)).Should(BeTrue())
