@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -59,6 +60,10 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		return fmt.Errorf("durable floor: %w", err)
 	}
 	durable := durableRun.elapsed
+	floorLatencies, err := b.standaloneFloor(ctx, n, c, reconcilers)
+	if err != nil {
+		return fmt.Errorf("standalone floor: %w", err)
+	}
 	rawBulk, err := b.rawLargestDeletion(ctx)
 	if err != nil {
 		return fmt.Errorf("raw bulk delete creates: %w", err)
@@ -81,6 +86,10 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		fmt.Sprintf("%.2fx the time, p50 %.2fx (goal at most 2x)", elapsed.Seconds()/raw.Seconds(), p50/rawP50))
 	tab.add(label+"POST metric throughput against the durable floor", fmt.Sprintf("%.0f req/s", float64(n)/elapsed.Seconds()),
 		"durable floor "+rate(n, durable), fmt.Sprintf("%.2fx the floor's rate (goal at least 0.8x)", durable.Seconds()/elapsed.Seconds()))
+	floorP50, _ := percentiles(floorLatencies)
+	tab.add(label+"standalone floor: creates while their status and event writes keep up, no manager",
+		fmt.Sprintf("create p50 %.1f ms", floorP50), fmt.Sprintf("raw create p50 %.1f ms", rawP50),
+		fmt.Sprintf("%.2fx the raw create; POST metric p50 %.2fx this floor's", floorP50/rawP50, p50/floorP50))
 
 	// The bulk delete is measured alone, once the reconciler has written the
 	// statuses of the Metrics answered before it.
@@ -228,6 +237,47 @@ func (b *bench) rawCreates(ctx context.Context, n, c int) (time.Duration, []time
 		return 0, nil, err
 	}
 	return elapsed, latencies, b.deleteMetrics(ctx, ns)
+}
+
+// standaloneFloor creates n Metrics with c in flight while workers write
+// each one's Ready status and Created event as soon as it is created: the
+// writes a standalone POST metric leaves to the reconciler, kept up with, and
+// nothing else. The latencies are the creates' alone, as the REST server
+// answers from the committed create.
+func (b *bench) standaloneFloor(ctx context.Context, n, c, workers int) ([]time.Duration, error) {
+	ns, err := b.newNamespace(ctx, "bench-standalone-floor")
+	if err != nil {
+		return nil, err
+	}
+	made := make([]*v1alpha1.Metric, n)
+	created := make(chan int, n) // never blocks a create
+	var g errgroup.Group
+	for range workers {
+		g.Go(func() error {
+			for i := range created {
+				if err := durableWrites(ctx, b.k8s, made[i], i); err != nil {
+					return err
+				}
+				if err := createdEvent(ctx, b.k8s, made[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	_, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+		made[i] = newMetric(ns, fmt.Sprintf("m-%05d", i), i)
+		if err := b.k8s.Create(ctx, made[i]); err != nil {
+			return err
+		}
+		created <- i
+		return nil
+	})
+	close(created)
+	if err := errors.Join(err, g.Wait()); err != nil {
+		return nil, err
+	}
+	return latencies, b.deleteMetrics(ctx, ns)
 }
 
 // rawLargestDeletion creates 5 TestcaseDeletions of 10,000 ids (the CRD's

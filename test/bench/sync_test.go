@@ -260,15 +260,20 @@ func requiredWritesAround(call upstreamCall) floorWrites {
 		if err := guardedWritesAround(call)(ctx, c, m, i); err != nil {
 			return err
 		}
-		return c.Create(ctx, &eventsv1.Event{
-			ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: fmt.Sprintf("%s.%x", m.Name, time.Now().UnixNano())},
-			EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: "bench", ReportingInstance: "bench",
-			Action: "Reconcile", Reason: v1alpha1.ReasonCreated, Type: corev1.EventTypeNormal,
-			Regarding: corev1.ObjectReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Metric",
-				Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion},
-			Note: "created remote Metric " + m.Status.ID,
-		})
+		return createdEvent(ctx, c, m)
 	}
+}
+
+// createdEvent records m's Created event, as the operator's recorder does.
+func createdEvent(ctx context.Context, c client.Client, m *v1alpha1.Metric) error {
+	return c.Create(ctx, &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: fmt.Sprintf("%s.%x", m.Name, time.Now().UnixNano())},
+		EventTime:  metav1.NewMicroTime(time.Now()), ReportingController: "bench", ReportingInstance: "bench",
+		Action: "Reconcile", Reason: v1alpha1.ReasonCreated, Type: corev1.EventTypeNormal,
+		Regarding: corev1.ObjectReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Metric",
+			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion},
+		Note: "created Metric " + m.Status.ID,
+	})
 }
 
 // floorRun is one floor's run: its time, each Metric's time from its
