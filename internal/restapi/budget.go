@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -139,10 +140,11 @@ func (s *Server) reserve(ctx context.Context, l *ledger, list client.ObjectList,
 ) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := s.opts.Cache.List(ctx, list, client.InNamespace(req.obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+	cached, err := s.held(ctx, ep, list, req.obj.GetNamespace())
+	if err != nil {
 		return false, err
 	}
-	room := l.count(list, s.opts.Now()) < limit
+	room := l.count(cached, s.opts.Now()) < limit
 	if !room && req.idemKey != "" {
 		room = s.opts.Cache.Get(ctx, client.ObjectKeyFromObject(req.obj), ep.newObject()) == nil
 	}
@@ -150,6 +152,56 @@ func (s *Server) reserve(ctx context.Context, l *ledger, list client.ObjectList,
 		l.reserved[req.obj.GetName()]++
 	}
 	return room, nil
+}
+
+// held reads what the cache holds of ep's kind in namespace. Where the
+// informer shows its index (a cache of all namespaces, or of one), the
+// keys are read from the namespace index and no object is copied: listing
+// a namespace of thousands would copy every object, under the ledger's lock,
+// for each create. Otherwise (a cache of several namespaces) it lists.
+func (s *Server) held(ctx context.Context, ep *endpoint, list client.ObjectList, namespace string) (*heldKeys, error) {
+	informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
+	if err != nil {
+		return nil, err
+	}
+	if ix, ok := informer.(interface{ GetIndexer() toolscache.Indexer }); ok {
+		keys, err := ix.GetIndexer().IndexKeys(toolscache.NamespaceIndex, namespace)
+		return &heldKeys{keys: keys}, err
+	}
+	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	h := &heldKeys{keys: make([]string, 0, meta.LenList(list))}
+	err = meta.EachListItem(list, func(o runtime.Object) error {
+		m, err := meta.Accessor(o)
+		if err == nil {
+			h.keys = append(h.keys, heldKey(namespace, m.GetName()))
+		}
+		return err
+	})
+	return h, err
+}
+
+// heldKeys is what the cache held of one kind in one namespace at one
+// moment: the objects' namespace/name keys, and a set of them built the
+// first time it is asked for a name.
+type heldKeys struct {
+	keys []string
+	set  map[string]bool
+}
+
+func heldKey(namespace, name string) string { return namespace + "/" + name }
+
+func (h *heldKeys) len() int { return len(h.keys) }
+
+func (h *heldKeys) has(namespace, name string) bool {
+	if h.set == nil {
+		h.set = make(map[string]bool, len(h.keys))
+		for _, k := range h.keys {
+			h.set[k] = true
+		}
+	}
+	return h.set[heldKey(namespace, name)]
 }
 
 // unseenFor is how long a create this server made counts against the
@@ -227,32 +279,23 @@ func (l *ledger) settle(name string, created bool, now time.Time) {
 	}
 }
 
-// count is how many objects count against the budget: those in list, the
-// cache's, and those in flight or created here that it does not show yet,
+// count is how many objects count against the budget: those the cache
+// holds, and those in flight or created here that it does not show yet,
 // each once. It forgets what the cache shows, and creates unseen for
 // longer than unseenFor. The caller holds l.mu.
-func (l *ledger) count(list client.ObjectList, now time.Time) int {
-	n := meta.LenList(list)
-	if len(l.unseen) == 0 && len(l.reserved) == 0 {
-		return n
-	}
-	listed := make(map[string]bool, n)
-	_ = meta.EachListItem(list, func(o runtime.Object) error {
-		if m, err := meta.Accessor(o); err == nil {
-			listed[m.GetName()] = true
-		}
-		return nil
-	})
+func (l *ledger) count(cached *heldKeys, now time.Time) int {
+	n := cached.len()
+	shown := func(name string) bool { return cached.has(l.key.namespace, name) }
 	for name, at := range l.unseen {
 		switch {
-		case listed[name], now.Sub(at) > unseenFor:
+		case shown(name), now.Sub(at) > unseenFor:
 			delete(l.unseen, name)
 		case l.reserved[name] == 0:
 			n++
 		}
 	}
 	for name, inFlight := range l.reserved {
-		if !listed[name] {
+		if !shown(name) {
 			n += inFlight
 		}
 	}

@@ -73,6 +73,21 @@ var _ = Describe("A tenant's budget", func() {
 		Expect(cachedLen(t.namespace, &evaluationv1alpha1.TestsetList{})).To(Equal(1), "nothing written past the budget")
 	})
 
+	It("counts the namespace's objects applied by kubectl or GitOps, not only its own creates", func(ctx SpecContext) {
+		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+			o.Budget = Budget{Metrics: 2}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		for range 2 {
+			Expect(h.k8s.Create(ctx, apiMetric(t))).To(Succeed())
+		}
+		Eventually(func() (int, error) { return cachedLen(t.namespace, &evaluationv1alpha1.MetricList{}) }).Should(Equal(2))
+		expectQuotaRefusal(sendTo(url, request{method: http.MethodPost, path: projectPath, key: t.key,
+			body: variantBody("human", "int")}))
+		Expect(metricsIn(t.namespace)).To(HaveLen(2), "nothing written past the budget")
+	})
+
 	It("counts creates sent together, and those the cache does not show yet: never one past the budget", func() {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
 			o.Budget = Budget{Metrics: 3}

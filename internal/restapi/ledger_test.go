@@ -21,18 +21,16 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 )
 
 var _ = Describe("A namespace's ledger of creates", func() {
-	listOf := func(names ...string) *evaluationv1alpha1.MetricList {
-		l := &evaluationv1alpha1.MetricList{}
+	// listOf is what the cache holds of team-a's Metrics: names.
+	listOf := func(names ...string) *heldKeys {
+		h := &heldKeys{}
 		for _, n := range names {
-			l.Items = append(l.Items, evaluationv1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Name: n}})
+			h.keys = append(h.keys, heldKey("team-a", n))
 		}
-		return l
+		return h
 	}
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
