@@ -154,54 +154,62 @@ func (s *Server) reserve(ctx context.Context, l *ledger, list client.ObjectList,
 	return room, nil
 }
 
-// held reads what the cache holds of ep's kind in namespace. Where the
-// informer shows its index (a cache of all namespaces, or of one), the
-// keys are read from the namespace index and no object is copied: listing
-// a namespace of thousands would copy every object, under the ledger's lock,
-// for each create. Otherwise (a cache of several namespaces) it lists.
-func (s *Server) held(ctx context.Context, ep *endpoint, list client.ObjectList, namespace string) (*heldKeys, error) {
+// held reads the names of what the cache holds of ep's kind in namespace.
+// Where the informer shows its index (a cache of all namespaces), they are
+// read from the namespace index and no object is copied: listing a namespace
+// of thousands would copy every object, under the ledger's lock, for each
+// create. Otherwise (a cache limited by --watch-namespaces) it lists.
+func (s *Server) held(ctx context.Context, ep *endpoint, list client.ObjectList, namespace string) (*heldNames, error) {
 	informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
 	if err != nil {
 		return nil, err
 	}
+	h := &heldNames{}
+	add := func(o any) error {
+		m, err := meta.Accessor(o)
+		if err == nil {
+			h.names = append(h.names, m.GetName())
+		}
+		return err
+	}
 	if ix, ok := informer.(interface{ GetIndexer() toolscache.Indexer }); ok {
-		keys, err := ix.GetIndexer().IndexKeys(toolscache.NamespaceIndex, namespace)
-		return &heldKeys{keys: keys}, err
+		objs, err := ix.GetIndexer().ByIndex(toolscache.NamespaceIndex, namespace)
+		if err != nil {
+			return nil, err
+		}
+		h.names = make([]string, 0, len(objs))
+		for _, o := range objs {
+			if err := add(o); err != nil {
+				return nil, err
+			}
+		}
+		return h, nil
 	}
 	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	h := &heldKeys{keys: make([]string, 0, meta.LenList(list))}
-	err = meta.EachListItem(list, func(o runtime.Object) error {
-		m, err := meta.Accessor(o)
-		if err == nil {
-			h.keys = append(h.keys, heldKey(namespace, m.GetName()))
-		}
-		return err
-	})
-	return h, err
+	h.names = make([]string, 0, meta.LenList(list))
+	return h, meta.EachListItem(list, func(o runtime.Object) error { return add(o) })
 }
 
-// heldKeys is what the cache held of one kind in one namespace at one
-// moment: the objects' namespace/name keys, and a set of them built the
-// first time it is asked for a name.
-type heldKeys struct {
-	keys []string
-	set  map[string]bool
+// heldNames is what the cache held of one kind in one namespace at one
+// moment: the objects' names, and a set of them built the first time it is
+// asked for one.
+type heldNames struct {
+	names []string
+	set   map[string]bool
 }
 
-func heldKey(namespace, name string) string { return namespace + "/" + name }
+func (h *heldNames) len() int { return len(h.names) }
 
-func (h *heldKeys) len() int { return len(h.keys) }
-
-func (h *heldKeys) has(namespace, name string) bool {
+func (h *heldNames) has(name string) bool {
 	if h.set == nil {
-		h.set = make(map[string]bool, len(h.keys))
-		for _, k := range h.keys {
-			h.set[k] = true
+		h.set = make(map[string]bool, len(h.names))
+		for _, n := range h.names {
+			h.set[n] = true
 		}
 	}
-	return h.set[heldKey(namespace, name)]
+	return h.set[name]
 }
 
 // unseenFor is how long a create this server made counts against the
@@ -283,19 +291,18 @@ func (l *ledger) settle(name string, created bool, now time.Time) {
 // holds, and those in flight or created here that it does not show yet,
 // each once. It forgets what the cache shows, and creates unseen for
 // longer than unseenFor. The caller holds l.mu.
-func (l *ledger) count(cached *heldKeys, now time.Time) int {
+func (l *ledger) count(cached *heldNames, now time.Time) int {
 	n := cached.len()
-	shown := func(name string) bool { return cached.has(l.key.namespace, name) }
 	for name, at := range l.unseen {
 		switch {
-		case shown(name), now.Sub(at) > unseenFor:
+		case cached.has(name), now.Sub(at) > unseenFor:
 			delete(l.unseen, name)
 		case l.reserved[name] == 0:
 			n++
 		}
 	}
 	for name, inFlight := range l.reserved {
-		if !shown(name) {
+		if !cached.has(name) {
 			n += inFlight
 		}
 	}

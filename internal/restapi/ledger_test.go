@@ -24,14 +24,8 @@ import (
 )
 
 var _ = Describe("A namespace's ledger of creates", func() {
-	// listOf is what the cache holds of team-a's Metrics: names.
-	listOf := func(names ...string) *heldKeys {
-		h := &heldKeys{}
-		for _, n := range names {
-			h.keys = append(h.keys, heldKey("team-a", n))
-		}
-		return h
-	}
+	// listOf is what the cache holds of a namespace's Metrics: names.
+	listOf := func(names ...string) *heldNames { return &heldNames{names: names} }
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
 	It("counts the cache's objects, the creates it does not show yet and those in flight, each once", func() {
