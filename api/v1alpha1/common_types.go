@@ -224,7 +224,8 @@ const (
 	// under a ClusterEvaluationService's own key, which every namespace it
 	// allows shares; the service's spec.adoption does not allow that. An
 	// EvaluationRun stops with it when, through such a key, it names an id
-	// no object holds or a projectId none of its own references belongs to.
+	// no object holds, a projectId none of its own references belongs to,
+	// or a run-id it did not create.
 	ReasonAdoptionNotAllowed = "AdoptionNotAllowed"
 	// ReasonSourceNotReady: a Testset's source of testcases cannot be read
 	// yet (the ConfigMap or its key is missing, the Flux source has no

@@ -78,7 +78,7 @@ var _ = Describe("EvaluationRuns naming remote ids under a shared key", func() {
 		Expect(up.Calls(evalapitest.OpGetMetric)).To(BeZero())
 	})
 
-	It("refuses ids and a project no object of the namespace holds until the service allows adoption", func() {
+	It("refuses ids, a project and a run id no object of the namespace holds until the service allows adoption", func() {
 		ours := metricOf(teamA, "ours")
 		unheld, err := up.opts.Service.CreateMetric(rootCtx, testKey, "proj-1",
 			evalapi.MetricRequest{Name: "made in the UI", EvalType: "human", OutputType: "boolean"})
@@ -94,6 +94,19 @@ var _ = Describe("EvaluationRuns naming remote ids under a shared key", func() {
 		Eventually(stalledReason(elsewhere)).Should(Equal(v1alpha1.ReasonAdoptionNotAllowed))
 		Expect(stalledMessage(elsewhere)).To(ContainSubstring("spec.projectId proj-2 is not the project"))
 		Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1), "only the run of the namespace's own Metric")
+
+		By("a run id another namespace's run holds is not followed: nothing of it is read")
+		theirs := metricOf(teamB, "theirs")
+		foreign := runID(byIDs(teamB, "foreign", "proj-1", "", theirs))
+		copied := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: teamA, Name: "copied",
+			Annotations: map[string]string{v1alpha1.RunIDAnnotation: foreign}},
+			Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj-1", ServiceRef: onShared(),
+				MetricIDs: []v1alpha1.ResourceID{v1alpha1.ResourceID(ours)}}}
+		Expect(k8s.Create(rootCtx, copied)).To(Succeed())
+		Eventually(stalledReason(copied)).Should(Equal(v1alpha1.ReasonAdoptionNotAllowed))
+		Expect(stalledMessage(copied)).To(ContainSubstring("names run " + foreign + ", which this object did not create"))
+		Expect(copied.Status.Phase).To(BeEmpty())
+		Expect(copied.Status.Records).To(BeZero())
 
 		By("the administrator trusts every allowed namespace")
 		Expect(k8s.Patch(rootCtx, shared, client.RawPatch(types.MergePatchType,

@@ -112,3 +112,15 @@ func sharedKey(conn *remote.Connection) string {
 	return conn.Service + "'s key is shared by every namespace it allows, so whose it is cannot be told, and its " +
 		"spec.adoption does not allow adoption"
 }
+
+// adoption returns the outcome that stops e from following run id, which a
+// person recorded in its run-id annotation rather than the operator at the
+// create (status.runId), under a shared key: whose run it is cannot be told.
+func adoption(conn *remote.Connection, e *v1alpha1.EvaluationRun, id string) (kit.Outcome, bool) {
+	if !conn.HoldsCopies() || conn.MayAdopt || e.Status.RunID == id {
+		return kit.Outcome{}, false
+	}
+	return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
+		"annotation %s names run %s, which this object did not create: %s; give the run its own "+
+			"spec.apiKeySecretRef, or remove the annotation", v1alpha1.RunIDAnnotation, id, sharedKey(conn))), true
+}

@@ -92,6 +92,9 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 	if id == "" {
 		return r.create(ctx, conn, e)
 	}
+	if o, adopted := adoption(conn, e, id); adopted {
+		return o, ctrl.Result{}, nil
+	}
 	run, o, err := r.read(ctx, conn, e, id)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
