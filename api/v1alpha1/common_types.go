@@ -165,6 +165,8 @@ const (
 	// remote id on the same service; this later claim does nothing until a
 	// person corrects or removes its metric-id annotation. The holder is
 	// unaffected, and named only when it is in the claimant's namespace.
+	// An EvaluationRun stops with it when one of its metricIds is held by a
+	// Metric of another namespace on its service.
 	ReasonMetricIDClaimed = "MetricIDClaimed"
 	// ReasonInvalidTestsetID: a Testset's recorded remote id (the
 	// testset-id annotation, or status.id) is not a valid id, as
@@ -172,7 +174,9 @@ const (
 	ReasonInvalidTestsetID = "InvalidTestsetID"
 	// ReasonTestsetIDClaimed: another Testset of the cluster holds the same
 	// remote id on the same service, as ReasonMetricIDClaimed for a Metric:
-	// two Testsets would replace each other's testcases.
+	// two Testsets would replace each other's testcases. An EvaluationRun
+	// stops with it when its testsetId is held by a Testset of another
+	// namespace on its service.
 	ReasonTestsetIDClaimed = "TestsetIDClaimed"
 	// ReasonConnected: the service answered the connection probe
 	// (GET /projects?limit=1) with the service's key.
@@ -218,7 +222,10 @@ const (
 	// ReasonAdoptionNotAllowed: the object would take on a remote id it did
 	// not create (annotation, by name, or a create settled from the list)
 	// under a ClusterEvaluationService's own key, which every namespace it
-	// allows shares; the service's spec.adoption does not allow that.
+	// allows shares; the service's spec.adoption does not allow that. An
+	// EvaluationRun stops with it when, through such a key, it names an id
+	// no object holds, a projectId none of its own references belongs to,
+	// or a run-id it did not create.
 	ReasonAdoptionNotAllowed = "AdoptionNotAllowed"
 	// ReasonSourceNotReady: a Testset's source of testcases cannot be read
 	// yet (the ConfigMap or its key is missing, the Flux source has no

@@ -141,11 +141,12 @@ type EvaluationRunSpec struct {
 	HumanScoring HumanScoring `json:"humanScoring,omitempty"`
 	// timeout bounds the run from its creation in the service; a run not
 	// finished by then is judged on the scores that exist and is at best
-	// Inconclusive. Default 30m.
+	// Inconclusive. Default 30m. At most 32 characters.
 	// +optional
 	// +kubebuilder:default="30m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Format=duration
+	// +kubebuilder:validation:MaxLength=32
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 	// ttlSecondsAfterFinished deletes this object that many seconds after
 	// the verdict. Unset keeps it.

@@ -17,6 +17,9 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -51,6 +54,33 @@ func byIDs() map[string]any {
 	return obj
 }
 
+// refs are n object references with distinct names.
+func refs(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"name": fmt.Sprintf("m-%d", i)}
+	}
+	return out
+}
+
+// ids are n distinct remote ids.
+func ids(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("met_%d", i)
+	}
+	return out
+}
+
+// criteria are n per-Metric pass criteria, by name.
+func criteria(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"name": fmt.Sprintf("m-%d", i), "minPassRate": 0.5}
+	}
+	return out
+}
+
 var _ = Describe("EvaluationRun validation", func() {
 	DescribeTable("creating an EvaluationRun",
 		func(base manifest, mutate mutation, wantErrs ...string) {
@@ -77,6 +107,49 @@ var _ = Describe("EvaluationRun validation", func() {
 		Entry("a timeout that is not a duration", evaluationRun, set("soon", "spec", "timeout"),
 			`spec.timeout: Invalid value: "soon": spec.timeout in body must be of type duration: "soon"`),
 		Entry("no projectId", evaluationRun, unset("spec", "projectId"), required("projectId")),
+	)
+
+	// Every string and list a tenant writes is bounded: a run stays small in
+	// etcd and in the manager's cache (docs/rest-api.md, "Budgets").
+	DescribeTable("the bounds of an EvaluationRun",
+		func(base manifest, mutate mutation, wantErrs ...string) {
+			expectCreate(base, mutate, wantErrs)
+		},
+		Entry("a projectId of 128 bytes is valid", evaluationRun, set(strings.Repeat("p", 128), "spec", "projectId")),
+		Entry("a projectId of 129 bytes", evaluationRun, set(strings.Repeat("p", 129), "spec", "projectId"),
+			tooLong("projectId", "128")),
+		Entry("a testsetRef name of 254 bytes", evaluationRun, set(strings.Repeat("t", 254), "spec", "testsetRef", "name"),
+			tooLong("testsetRef.name", "253")),
+		Entry("a testsetId of 129 bytes", byIDs, set(strings.Repeat("t", 129), "spec", "testsetId"),
+			tooLong("testsetId", "128")),
+		Entry("50 metricRefs are valid", evaluationRun, set(refs(50), "spec", "metricRefs")),
+		Entry("51 metricRefs", evaluationRun, set(refs(51), "spec", "metricRefs"),
+			"spec.metricRefs: Too many: 51: must have at most 50 items"),
+		Entry("a metricRefs name of 254 bytes", evaluationRun,
+			set([]any{map[string]any{"name": strings.Repeat("m", 254)}}, "spec", "metricRefs"),
+			tooLong("metricRefs[0].name", "253")),
+		Entry("51 metricIds", byIDs, set(ids(51), "spec", "metricIds"),
+			"spec.metricIds: Too many: 51: must have at most 50 items"),
+		Entry("a metricIds id of 129 bytes", byIDs, set([]any{strings.Repeat("m", 129)}, "spec", "metricIds"),
+			tooLong("metricIds[0]", "128")),
+		Entry("a systemVersionId of 129 bytes", evaluationRun, set(strings.Repeat("v", 129), "spec", "systemVersionId"),
+			tooLong("systemVersionId", "128")),
+		Entry("51 per-Metric pass criteria", evaluationRun, set(criteria(51), "spec", "passCriteria", "metrics"),
+			"spec.passCriteria.metrics: Too many: 51: must have at most 50 items"),
+		Entry("a per-Metric criteria name of 254 bytes", evaluationRun,
+			set([]any{map[string]any{"name": strings.Repeat("m", 254), "minPassRate": 0.5}}, "spec", "passCriteria", "metrics"),
+			tooLong("passCriteria.metrics[0].name", "253")),
+		Entry("a per-Metric criteria id of 129 bytes", byIDs,
+			set([]any{map[string]any{"id": strings.Repeat("m", 129), "minPassRate": 0.5}}, "spec", "passCriteria", "metrics"),
+			tooLong("passCriteria.metrics[0].id", "128")),
+		Entry("a timeout of 33 bytes", evaluationRun, set(strings.Repeat("0", 31)+"1h", "spec", "timeout"),
+			tooLong("timeout", "32")),
+		Entry("an apiKeySecretRef name of 254 bytes", evaluationRun,
+			set(strings.Repeat("k", 254), "spec", "apiKeySecretRef", "name"), tooLong("apiKeySecretRef.name", "253")),
+		Entry("an apiKeySecretRef key of 254 bytes", evaluationRun,
+			set(strings.Repeat("k", 254), "spec", "apiKeySecretRef", "key"), tooLong("apiKeySecretRef.key", "253")),
+		Entry("a serviceRef name of 254 bytes", evaluationRun,
+			set(strings.Repeat("s", 254), "spec", "serviceRef", "name"), tooLong("serviceRef.name", "253")),
 	)
 
 	DescribeTable("updating an EvaluationRun",

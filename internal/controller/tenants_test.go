@@ -44,6 +44,27 @@ func stalledMessage(obj client.Object) string {
 	return c.Message
 }
 
+// sharedTenants starts a manager for two namespaces allowed by one
+// ClusterEvaluationService, shared, whose own key (in a third namespace) is
+// the only one: both are one identity at the service.
+func sharedTenants() (teamA, teamB string, up *upstream, shared *v1alpha1.ClusterEvaluationService) {
+	GinkgoHelper()
+	admin := newNamespace()
+	Expect(k8s.Create(rootCtx, namedKeySecret(admin, "admin-key", testKey))).To(Succeed())
+	teamA, teamB = newNamespace(), newNamespace()
+	up = newUpstream(evalapitest.WithIDPrefix("met_" + admin + "_"))
+	shared = &v1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{GenerateName: "shared-all-"},
+		Spec: v1alpha1.ClusterEvaluationServiceSpec{ServiceConnection: at(up), Namespaces: []string{teamA, teamB},
+			APIKeySecretRef: &v1alpha1.NamespacedSecretKeySelector{Namespace: admin,
+				SecretKeySelector: v1alpha1.SecretKeySelector{Name: "admin-key"}}}}
+	Expect(k8s.Create(rootCtx, shared)).To(Succeed())
+	DeferCleanup(func() { forceDelete(shared) })
+	opts := up.opts
+	opts.namespaces = []string{admin, teamA, teamB}
+	startManager(opts)
+	return teamA, teamB, up, shared
+}
+
 // With one cluster service's key, every namespace it allows is one identity
 // at the service: the operator alone keeps them apart.
 var _ = Describe("Tenants of one ClusterEvaluationService with a shared key", func() {
@@ -52,21 +73,7 @@ var _ = Describe("Tenants of one ClusterEvaluationService with a shared key", fu
 		up           *upstream
 		shared       *v1alpha1.ClusterEvaluationService
 	)
-	BeforeEach(func() {
-		admin := newNamespace()
-		Expect(k8s.Create(rootCtx, namedKeySecret(admin, "admin-key", testKey))).To(Succeed())
-		teamA, teamB = newNamespace(), newNamespace()
-		up = newUpstream(evalapitest.WithIDPrefix("met_" + admin + "_"))
-		shared = &v1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{GenerateName: "shared-all-"},
-			Spec: v1alpha1.ClusterEvaluationServiceSpec{ServiceConnection: at(up), Namespaces: []string{teamA, teamB},
-				APIKeySecretRef: &v1alpha1.NamespacedSecretKeySelector{Namespace: admin,
-					SecretKeySelector: v1alpha1.SecretKeySelector{Name: "admin-key"}}}}
-		Expect(k8s.Create(rootCtx, shared)).To(Succeed())
-		DeferCleanup(func() { forceDelete(shared) })
-		opts := up.opts
-		opts.namespaces = []string{admin, teamA, teamB}
-		startManager(opts)
-	})
+	BeforeEach(func() { teamA, teamB, up, shared = sharedTenants() })
 
 	// onShared is a Metric of ns on the shared service, with its key.
 	onShared := func(ns, name string) *v1alpha1.Metric {

@@ -63,6 +63,14 @@ const (
 	CodeEvaluationPassed = "EVALUATION_PASSED"
 )
 
+// Bounds of Flagger's payload: its checksum is a hash of the canary's
+// revision (Flagger's own are a few bytes) kept whole in the run's
+// annotation; its phase is one of Flagger's phase names.
+const (
+	maxFlaggerChecksum = 128
+	maxFlaggerPhase    = 64
+)
+
 // flaggerPayload is what Flagger sends its webhooks.
 type flaggerPayload struct {
 	Name      string            `json:"name"`
@@ -121,12 +129,25 @@ func (p flaggerPayload) check() []fieldError {
 	if len(validation.IsDNS1123Label(p.Namespace)) > 0 {
 		errs = append(errs, fieldError{Field: "namespace", Message: "must be the canary's namespace"})
 	}
-	if p.Checksum == "" {
+	switch {
+	case p.Checksum == "":
 		errs = append(errs, fieldError{Field: "checksum", Message: "must be the canary's revision checksum"})
+	case len(p.Checksum) > maxFlaggerChecksum || !evaluationv1alpha1.ValidLineText(p.Checksum):
+		errs = append(errs, fieldError{Field: "checksum", Message: fmt.Sprintf(
+			"must be the canary's revision checksum, at most %d bytes; it %s", maxFlaggerChecksum, evaluationv1alpha1.LineTextRule)})
+	}
+	if len(p.Phase) > maxFlaggerPhase || !evaluationv1alpha1.ValidLineText(p.Phase) {
+		errs = append(errs, fieldError{Field: "phase", Message: fmt.Sprintf(
+			"must be the canary's phase, at most %d bytes; it %s", maxFlaggerPhase, evaluationv1alpha1.LineTextRule)})
 	}
 	if len(validation.IsDNS1123Subdomain(p.Metadata["template"])) > 0 {
 		errs = append(errs, fieldError{Field: "metadata.template",
 			Message: "must name the ConfigMap holding the EvaluationRun template (key " + gates.TemplateKey + ")"})
+	}
+	if v, ok := p.Metadata["systemVersionId"]; ok && !evaluationv1alpha1.ValidResourceID(v) {
+		errs = append(errs, fieldError{Field: "metadata.systemVersionId", Message: fmt.Sprintf(
+			"must be the version's id: 1 to %d letters, digits, '.', '_', ':' or '-', starting with a letter or digit",
+			evaluationv1alpha1.ResourceIDMaxLength)})
 	}
 	return errs
 }
@@ -171,7 +192,7 @@ func (s *Server) flaggerRun(ctx context.Context, p flaggerPayload) (*evaluationv
 		return nil, writeError(nil, err, "creating the EvaluationRun")
 	}
 	s.log.Info("Created the EvaluationRun of a Flagger canary", "namespace", p.Namespace, "name", key.Name,
-		"canary", p.Name, "checksum", p.Checksum)
+		"canary", p.Name, "checksum", quote.Prefix(p.Checksum))
 	return run, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -155,6 +156,50 @@ var _ = Describe("The Flagger gate", func() {
 
 		Expect(flagger(routeFlagger, "ak_wrong_0000000000000000", t.namespace, "a1b2c3").status).To(Equal(http.StatusUnauthorized))
 		Expect(runsIn(t.namespace)).To(BeEmpty())
+	})
+
+	It("bounds every field it keeps or logs: a 400 naming the field, no run, and the checksum never logged whole", func(ctx SpecContext) {
+		Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
+			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
+		post := func(p flaggerPayload) reply {
+			GinkgoHelper()
+			body, err := json.Marshal(p)
+			Expect(err).NotTo(HaveOccurred())
+			rep, err := h.do(ctx, h.url, request{method: http.MethodPost, path: routeFlagger, key: t.key, body: string(body)})
+			Expect(err).NotTo(HaveOccurred())
+			return rep
+		}
+		valid := func() flaggerPayload {
+			return flaggerPayload{Name: "podinfo", Namespace: t.namespace, Phase: "Progressing", Checksum: "a1b2c3",
+				Metadata: map[string]string{"template": "podinfo-gate", "systemVersionId": "v1.4"}}
+		}
+		for _, c := range []struct {
+			field string
+			edit  func(*flaggerPayload)
+		}{
+			{"checksum", func(p *flaggerPayload) { p.Checksum = strings.Repeat("c", 129) }},
+			{"checksum", func(p *flaggerPayload) { p.Checksum = "a1b2\n" }},
+			{"phase", func(p *flaggerPayload) { p.Phase = strings.Repeat("P", 65) }},
+			{"phase", func(p *flaggerPayload) { p.Phase = "Progressing\x1b[2J" }},
+			{"metadata.systemVersionId", func(p *flaggerPayload) { p.Metadata["systemVersionId"] = strings.Repeat("v", 129) }},
+		} {
+			p := valid()
+			c.edit(&p)
+			rep := post(p)
+			Expect(rep.status).To(Equal(http.StatusBadRequest), "%s: %s", c.field, rep.body)
+			Expect(codeOf(rep)).To(Equal(evalapi.CodeValidation))
+			Expect(string(rep.body)).To(ContainSubstring(`"field":"` + c.field + `"`))
+			Expect(spec.Components.Schemas["ApiError"].Value.VisitJSON(decodeAny(rep.body))).To(Succeed())
+		}
+		Expect(runsIn(t.namespace)).To(BeEmpty())
+
+		longest := valid()
+		longest.Checksum = strings.Repeat("9", 128)
+		Expect(post(longest).status).To(Equal(http.StatusConflict), "accepted: pending")
+		Expect(runsIn(t.namespace)).To(ConsistOf(HaveField("ObjectMeta.Annotations",
+			HaveKeyWithValue(FlaggerChecksumAnnotation, longest.Checksum))))
+		Eventually(logs.String).Should(ContainSubstring("Created the EvaluationRun of a Flagger canary"))
+		Expect(logs.String()).NotTo(ContainSubstring(longest.Checksum), "the log quotes a prefix")
 	})
 
 	It("accepts a gates-only key on the gates and nowhere else", func(ctx SpecContext) {

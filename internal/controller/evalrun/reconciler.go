@@ -92,6 +92,9 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 	if id == "" {
 		return r.create(ctx, conn, e)
 	}
+	if o, adopted := adoption(conn, e, id); adopted {
+		return o, ctrl.Result{}, nil
+	}
 	run, o, err := r.read(ctx, conn, e, id)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
@@ -210,8 +213,9 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 	return kit.Progressing(v1alpha1.ReasonRunning, progress(run)), ctrl.Result{RequeueAfter: minPoll}, nil
 }
 
-// prepare resolves the run's references and checks its executor: what must
-// hold before the run is created.
+// prepare resolves the run's references, checks its executor and that its
+// namespace holds the remote ids it names (owned): what must hold before the
+// run is created.
 func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
 	refs, *kit.Outcome, error) {
 	if !conn.HoldsCopies() && len(e.Spec.MetricIDs) > 0 {
@@ -220,10 +224,15 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 		return refs{}, &o, nil
 	}
 	refs, o, err := r.resolve(ctx, e)
-	if o != nil || err != nil || e.Spec.Executor == nil {
+	if o != nil || err != nil {
 		return refs, o, err
 	}
-	o, err = r.checkExecutor(ctx, conn, e, refs.testsetID)
+	if e.Spec.Executor != nil {
+		if o, err := r.checkExecutor(ctx, conn, e, refs.testsetID); o != nil || err != nil {
+			return refs, o, err
+		}
+	}
+	o, err = r.owned(ctx, conn, e, refs.projects)
 	return refs, o, err
 }
 
@@ -231,6 +240,10 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
 	unfinished string) (kit.Outcome, ctrl.Result, error) {
 	refs, o, err := r.resolve(ctx, e)
+	if o == nil && err == nil {
+		// A run whose id a person recorded was never checked at its create.
+		o, err = r.owned(ctx, conn, e, refs.projects)
+	}
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}

@@ -43,6 +43,9 @@ type refs struct {
 	// metricIDs those of spec.metricIds, read from the service to judge.
 	metrics   []verdict.Metric
 	metricIDs []string
+	// projects are the projects of the Testset and Metrics named by
+	// reference, for the check of the run's projectId (owned).
+	projects []string
 }
 
 // resolve reads the run's Testset and Metrics from the cluster. One that
@@ -59,6 +62,7 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun) (re
 			return refs{}, o, err
 		}
 		out.testsetID = t.RecordedID()
+		out.projects = append(out.projects, string(t.Spec.ProjectID))
 		n := int(t.Status.Testcases)
 		out.testcases = &n
 	}
@@ -71,6 +75,7 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun) (re
 			return refs{}, notReady("Metric %s has no passingThreshold in its status yet", ref.Name), nil
 		}
 		out.metrics = append(out.metrics, remote.JudgingOf(m))
+		out.projects = append(out.projects, string(m.Spec.ProjectID))
 	}
 	return out, nil, nil
 }

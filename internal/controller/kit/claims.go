@@ -18,6 +18,7 @@ package kit
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/quote"
@@ -41,15 +42,43 @@ type IDKind struct {
 	Invalid, Claimed string
 }
 
+// MetricIDs and TestsetIDs are how Metrics and Testsets record their remote
+// ids, for the claim checks of those kinds and of the runs that name them.
+var (
+	MetricIDs = IDKind{Kind: "Metric", Annotation: v1alpha1.MetricIDAnnotation,
+		Invalid: v1alpha1.ReasonInvalidMetricID, Claimed: v1alpha1.ReasonMetricIDClaimed}
+	TestsetIDs = IDKind{Kind: "Testset", Annotation: v1alpha1.TestsetIDAnnotation,
+		Invalid: v1alpha1.ReasonInvalidTestsetID, Claimed: v1alpha1.ReasonTestsetIDClaimed}
+)
+
+// MetricIDIndex and TestsetIDIndex index Metrics and Testsets by the remote
+// ids they record (id annotation and status.id), cluster-wide: their
+// families register them, and the claim checks list by them.
+const (
+	MetricIDIndex  = "remoteID"
+	TestsetIDIndex = "testset.remoteID"
+)
+
 // HolderOf returns the object among others that holds id on the service at
 // endpoint ahead of self (v1alpha1.HoldsIDBefore), and false when self
 // holds it.
 func HolderOf[T v1alpha1.IDClaim](id, endpoint string, self T, others []T) (holder T, found bool) {
+	holder, found = Holder(id, endpoint, slices.DeleteFunc(slices.Clone(others), func(o T) bool {
+		return o.GetUID() == self.GetUID()
+	}))
+	if !found || !v1alpha1.HoldsIDBefore(holder, self) {
+		var none T
+		return none, false
+	}
+	return holder, true
+}
+
+// Holder returns the object among others that holds id on the service at
+// endpoint: of those that claim it, the first by v1alpha1.HoldsIDBefore;
+// false when none claims it.
+func Holder[T v1alpha1.IDClaim](id, endpoint string, others []T) (holder T, found bool) {
 	for _, o := range others {
-		if o.GetUID() == self.GetUID() || !claims(o, id, endpoint) {
-			continue
-		}
-		if v1alpha1.HoldsIDBefore(o, self) && (!found || v1alpha1.HoldsIDBefore(o, holder)) {
+		if claims(o, id, endpoint) && (!found || v1alpha1.HoldsIDBefore(o, holder)) {
 			holder, found = o, true
 		}
 	}

@@ -19,6 +19,7 @@ package kit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -57,13 +58,16 @@ func PatchFinalizer(ctx context.Context, c client.Client, obj client.Object, edi
 
 // MarkPending records the create-pending annotation and the service the
 // create goes to, and the finalizer when deletesRemote, before a create that
-// could leave a duplicate. Update, not Patch: it fails on a stale
-// resourceVersion, so two workers holding different views of obj cannot
-// both send the create. The same write adds the finalizer: from here on a
-// remote copy may exist.
+// could leave a duplicate. A merge patch of the metadata alone, conditional
+// on obj's resourceVersion: two workers holding different views of obj
+// cannot both send the create, and the spec is never written back, so the
+// API server's defaults (a field the object left out) cannot make it differ
+// from the stored one and trip an immutability rule. The same write adds the
+// finalizer: from here on a remote copy may exist.
 func MarkPending(ctx context.Context, c client.Client, clk clock.PassiveClock, obj client.Object, endpoint string,
 	deletesRemote bool) error {
-	annotations := obj.GetAnnotations()
+	before := obj.DeepCopyObject().(client.Object)
+	annotations := maps.Clone(obj.GetAnnotations())
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
@@ -73,9 +77,9 @@ func MarkPending(ctx context.Context, c client.Client, clk clock.PassiveClock, o
 	if deletesRemote {
 		controllerutil.AddFinalizer(obj, v1alpha1.MetricFinalizer)
 	}
-	if err := c.Update(ctx, obj); err != nil {
-		delete(annotations, v1alpha1.CreatePendingAnnotation)
-		delete(annotations, v1alpha1.ServiceAnnotation)
+	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		obj.SetAnnotations(before.GetAnnotations())
+		obj.SetFinalizers(before.GetFinalizers())
 		return fmt.Errorf("recording the pending create: %w", err)
 	}
 	return nil

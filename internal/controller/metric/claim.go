@@ -26,10 +26,6 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 )
 
-// metricIDs is how a Metric records its remote id, for kit's claim checks.
-var metricIDs = kit.IDKind{Kind: "Metric", Annotation: v1alpha1.MetricIDAnnotation,
-	Invalid: v1alpha1.ReasonInvalidMetricID, Claimed: v1alpha1.ReasonMetricIDClaimed}
-
 // claimOutcome returns the Stalled outcome of a Metric whose recorded id id
 // is invalid or held by another Metric on the service at endpoint, and
 // false when the claim is sound (kit.ClaimOutcome).
@@ -37,13 +33,13 @@ func (r *Reconciler) claimOutcome(ctx context.Context, endpoint string, m *v1alp
 	kit.Outcome, bool, error,
 ) {
 	if !v1alpha1.ValidResourceID(id) {
-		return kit.InvalidID(metricIDs, id), true, nil
+		return kit.InvalidID(kit.MetricIDs, id), true, nil
 	}
 	var list v1alpha1.MetricList
-	if err := r.Client.List(ctx, &list, client.MatchingFields{remoteIDIndex: id}); err != nil {
+	if err := r.Client.List(ctx, &list, client.MatchingFields{kit.MetricIDIndex: id}); err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "checking that no other Metric holds id "+id),
 			false, fmt.Errorf("listing the Metrics that hold id %s: %w", id, err)
 	}
-	o, refused := kit.ClaimOutcome(metricIDs, id, endpoint, m, kit.Pointers(list.Items))
+	o, refused := kit.ClaimOutcome(kit.MetricIDs, id, endpoint, m, kit.Pointers(list.Items))
 	return o, refused, nil
 }

@@ -45,7 +45,7 @@ func claimant(name string, minute int, id string, held bool) v1alpha1.Metric {
 func TestHolderOf(t *testing.T) {
 	const id, endpoint = "met_1", "https://a.example.com/api/v2"
 	refused := claimant("refused", 0, id, false)
-	kit.SetConditions(&refused.Status.Conditions, 1, kit.Claimed(metricIDs, id, &refused, &refused))
+	kit.SetConditions(&refused.Status.Conditions, 1, kit.Claimed(kit.MetricIDs, id, &refused, &refused))
 	elsewhere := claimant("elsewhere", 0, id, true)
 	elsewhere.Annotations[v1alpha1.ServiceAnnotation] = "https://b.example.com/api/v2"
 	here := claimant("here", 0, id, true)
@@ -91,11 +91,11 @@ func TestHolderOf(t *testing.T) {
 func TestClaimedNamesHolderOfTheSameNamespaceOnly(t *testing.T) {
 	claimant, holder := claimant("alice", 1, "met_1", false), claimant("bobs-metric", 0, "met_1", true)
 	claimant.Namespace, holder.Namespace = "team-a", "team-a"
-	if o := kit.Claimed(metricIDs, "met_1", &claimant, &holder); !strings.Contains(o.Message, "Metric bobs-metric of this namespace") {
+	if o := kit.Claimed(kit.MetricIDs, "met_1", &claimant, &holder); !strings.Contains(o.Message, "Metric bobs-metric of this namespace") {
 		t.Errorf("same namespace: message %q does not name the holder", o.Message)
 	}
 	holder.Namespace = "team-b"
-	o := kit.Claimed(metricIDs, "met_1", &claimant, &holder)
+	o := kit.Claimed(kit.MetricIDs, "met_1", &claimant, &holder)
 	if strings.Contains(o.Message, "bobs-metric") || strings.Contains(o.Message, "team-b") ||
 		!strings.Contains(o.Message, "another object of the cluster") {
 		t.Errorf("another namespace: message %q names the holder or its namespace", o.Message)
@@ -118,7 +118,7 @@ func TestIDRefused(t *testing.T) {
 	if !control.IDRefused() {
 		t.Error("an id with DEL is not refused")
 	}
-	o := kit.InvalidID(metricIDs, long.Annotations[v1alpha1.MetricIDAnnotation])
+	o := kit.InvalidID(kit.MetricIDs, long.Annotations[v1alpha1.MetricIDAnnotation])
 	if o.Phase != kit.PhaseStalled || o.Reason != v1alpha1.ReasonInvalidMetricID || len(o.Message) > 300 {
 		t.Errorf("invalid id outcome = %+v: want kit.Stalled InvalidMetricID, a message quoting a bounded prefix", o)
 	}

@@ -33,10 +33,6 @@ import (
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
-// remoteIDIndex indexes Metrics by the remote ids they record (metric-id
-// annotation and status.id), so recovery can tell a claimed remote Metric.
-const remoteIDIndex = "remoteID"
-
 // recoveryMargin is added to the request timeout before a cut-off create is
 // taken to be over: it covers the pending mark's one-second precision, clock
 // skew between replicas and a gateway still forwarding the request.
@@ -71,9 +67,9 @@ func newRecovery(requestTimeout time.Duration) *recovery {
 	return &recovery{inFlight: requestTimeout + recoveryMargin, taken: map[string]types.UID{}}
 }
 
-// indexRemoteIDs adds remoteIDIndex to mgr's cache.
+// indexRemoteIDs adds kit.MetricIDIndex to mgr's cache.
 func indexRemoteIDs(ctx context.Context, mgr ctrl.Manager) error {
-	err := mgr.GetFieldIndexer().IndexField(ctx, &v1alpha1.Metric{}, remoteIDIndex, func(obj client.Object) []string {
+	err := mgr.GetFieldIndexer().IndexField(ctx, &v1alpha1.Metric{}, kit.MetricIDIndex, func(obj client.Object) []string {
 		m := obj.(*v1alpha1.Metric)
 		var ids []string
 		for _, id := range []string{m.Annotations[v1alpha1.MetricIDAnnotation], m.Status.ID} {
@@ -257,7 +253,7 @@ func (rc *recovery) claimed(ctx context.Context, c client.Reader, m *v1alpha1.Me
 		return true, nil
 	}
 	var list v1alpha1.MetricList
-	if err := c.List(ctx, &list, client.MatchingFields{remoteIDIndex: id}); err != nil {
+	if err := c.List(ctx, &list, client.MatchingFields{kit.MetricIDIndex: id}); err != nil {
 		return false, fmt.Errorf("listing the Metrics that record remote id %s: %w", id, err)
 	}
 	return slices.ContainsFunc(list.Items, func(o v1alpha1.Metric) bool { return o.UID != m.UID }), nil

@@ -28,17 +28,9 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 )
 
-// remoteIDIndex indexes Testsets by the remote ids they record (testset-id
-// annotation and status.id), cluster-wide, for the claim check.
-const remoteIDIndex = "testset.remoteID"
-
-// testsetIDs is how a Testset records its remote id, for kit's claim checks.
-var testsetIDs = kit.IDKind{Kind: "Testset", Annotation: v1alpha1.TestsetIDAnnotation,
-	Invalid: v1alpha1.ReasonInvalidTestsetID, Claimed: v1alpha1.ReasonTestsetIDClaimed}
-
-// indexRemoteIDs adds remoteIDIndex to mgr's cache.
+// indexRemoteIDs adds kit.TestsetIDIndex to mgr's cache.
 func indexRemoteIDs(mgr ctrl.Manager) error {
-	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Testset{}, remoteIDIndex,
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Testset{}, kit.TestsetIDIndex,
 		func(obj client.Object) []string {
 			t := obj.(*v1alpha1.Testset)
 			var ids []string
@@ -65,13 +57,13 @@ func (r *Reconciler) claimOutcome(ctx context.Context, endpoint string, t *v1alp
 	case id == "":
 		return kit.Outcome{}, false, nil
 	case !v1alpha1.ValidResourceID(id):
-		return kit.InvalidID(testsetIDs, id), true, nil
+		return kit.InvalidID(kit.TestsetIDs, id), true, nil
 	}
 	var list v1alpha1.TestsetList
-	if err := r.Client.List(ctx, &list, client.MatchingFields{remoteIDIndex: id}); err != nil {
+	if err := r.Client.List(ctx, &list, client.MatchingFields{kit.TestsetIDIndex: id}); err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "checking that no other Testset holds id "+id),
 			false, fmt.Errorf("listing the Testsets that hold id %s: %w", id, err)
 	}
-	o, refused := kit.ClaimOutcome(testsetIDs, id, endpoint, t, kit.Pointers(list.Items))
+	o, refused := kit.ClaimOutcome(kit.TestsetIDs, id, endpoint, t, kit.Pointers(list.Items))
 	return o, refused, nil
 }
