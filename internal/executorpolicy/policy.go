@@ -34,6 +34,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+
+	"github.com/eval-operator/eval-operator/internal/quote"
 )
 
 // MaxTemplateBytes bounds a template's JSON: an executor's Pod is a few
@@ -175,8 +177,8 @@ func checkVolumes(spec *corev1.PodSpec, g Grant, path *field.Path) field.ErrorLi
 		vp := path.Child("volumes").Index(i)
 		kind := volumeType(v.VolumeSource)
 		if !slices.Contains(allowedVolumes, kind) {
-			errs = append(errs, field.Forbidden(vp.Child(kind), fmt.Sprintf("volume %q is of type %s; an executor "+
-				"may use only %s volumes", v.Name, kind, strings.Join(allowedVolumes, ", "))))
+			errs = append(errs, field.Forbidden(vp.Child(kind), fmt.Sprintf("volume %s is of type %s; an executor "+
+				"may use only %s volumes", quote.Prefix(v.Name), kind, strings.Join(allowedVolumes, ", "))))
 			continue
 		}
 		if v.Projected == nil {
@@ -221,8 +223,8 @@ func checkSecretRefs(spec *corev1.PodSpec, g Grant, path *field.Path) field.Erro
 		if g.allows(r.name) {
 			continue
 		}
-		errs = append(errs, field.Forbidden(r.path, fmt.Sprintf("Secret %q is not one an executor may use: allow it "+
-			"in %s (the run's key Secret %q always is)", r.name, g.where("spec.executor.secrets"), g.KeySecret)))
+		errs = append(errs, field.Forbidden(r.path, fmt.Sprintf("Secret %s is not one an executor may use: allow it "+
+			"in %s (the run's key Secret %q always is)", quote.Prefix(r.name), g.where("spec.executor.secrets"), g.KeySecret)))
 	}
 	return errs
 }
