@@ -61,12 +61,12 @@ type Grant struct {
 	Source string
 }
 
-// where names field of the grant's source, for messages.
-func (g Grant) where(field string) string {
+// where names setting of the grant's source, for messages.
+func (g Grant) where(setting string) string {
 	if g.Source == "" {
-		return field + " of an EvaluationService or ClusterEvaluationService (this run uses neither)"
+		return setting + " of an EvaluationService or ClusterEvaluationService (this run uses neither)"
 	}
-	return field + " of " + g.Source
+	return setting + " of " + g.Source
 }
 
 // account is the ServiceAccount the Pods run as.

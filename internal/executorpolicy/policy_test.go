@@ -253,8 +253,9 @@ func TestApplyRefusesTheProbe(t *testing.T) {
 		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db-password"}}}})
 	s.Volumes = append(s.Volumes, corev1.Volume{Name: "host", VolumeSource: corev1.VolumeSource{
 		HostPath: &corev1.HostPathVolumeSource{Path: "/"}}})
-	var fields []string
-	for _, e := range Apply(tmpl, grant, root) {
+	errs := Apply(tmpl, grant, root)
+	fields := make([]string, 0, len(errs))
+	for _, e := range errs {
 		fields = append(fields, e.Field)
 	}
 	want := []string{"serviceAccountName", "hostNetwork", "hostPID", "nodeName", "volumes[1].hostPath",
