@@ -34,6 +34,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
 // runMetric is a Metric of project proj-1, the project of the runs' Testsets.
@@ -94,13 +95,14 @@ func passedCondition(e *v1alpha1.EvaluationRun) *metav1.Condition {
 
 var _ = Describe("EvaluationRun reconciler", func() {
 	var (
-		ns string
-		up *upstream
+		ns  string
+		up  *upstream
+		mgr *manager
 	)
 	BeforeEach(func() {
 		ns, up = newFixture()
 		up.opts.AllowPrivateServiceAddresses = true // a namespace's service names the fake on loopback
-		startManager(up.opts)
+		mgr = startManager(up.opts)
 		Expect(k8s.Create(rootCtx, newTestset(ns, "qa", inline(`{"id":"a","question":"q0"}`, `{"id":"b","question":"q1"}`)))).To(Succeed())
 	})
 
@@ -336,6 +338,40 @@ var _ = Describe("EvaluationRun reconciler", func() {
 				`spec.executor.template.spec.containers[0].env[1].valueFrom.secretKeyRef.name: Forbidden: Secret ` +
 					`"db-password" is not one an executor may use: allow it in spec.executor.secrets of EvaluationService/default`))
 			Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1))
+		})
+
+		// Run with the old code (the whole run cached), the cached run held
+		// its template; without the template read before the check and the
+		// create guard's write, the run never started.
+		It("caches the run without its template, and still runs the template's containers intact", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "uncached", "exact"))
+			e.Spec.Executor.Template.Labels = map[string]string{"app": "assistant"}
+			e.Spec.Executor.Template.Spec.Containers[0].Args = []string{"--cases=all", "--parallel=4"}
+			e.Spec.Executor.Template.Spec.Containers = append(e.Spec.Executor.Template.Spec.Containers,
+				corev1.Container{Name: "judge", Image: "example.com/judge:2.0", Command: []string{"/judge"}})
+			want := e.Spec.Executor.Template.DeepCopy()
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			runID(e)
+
+			pod := executorJob(e).Spec.Template
+			Expect(pod.Labels).To(HaveKeyWithValue("app", "assistant"))
+			Expect(pod.Spec.Containers).To(HaveLen(2))
+			for i, c := range want.Spec.Containers {
+				Expect(pod.Spec.Containers[i]).To(And(HaveField("Name", c.Name), HaveField("Image", c.Image),
+					HaveField("Command", c.Command), HaveField("Args", c.Args)))
+			}
+			Expect(pod.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "MODEL", Value: "m-2"}))
+
+			stored := &v1alpha1.EvaluationRun{}
+			Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), stored)).To(Succeed())
+			Expect(stored.Spec.Executor.Template).To(Equal(*want), "the create guard's write kept the template")
+			Expect(stored.Annotations).NotTo(HaveKey(metriccache.TrimmedAnnotation), "the mark is never written")
+
+			cached := &v1alpha1.EvaluationRun{}
+			Expect(mgr.cache.Get(rootCtx, client.ObjectKeyFromObject(e), cached)).To(Succeed())
+			Expect(cached.Spec.Executor).NotTo(BeNil(), "the cache still says the run has an executor")
+			Expect(cached.Spec.Executor.Template).To(BeZero())
 		})
 
 		It("refuses a template over 32 KiB before creating the run", func() {

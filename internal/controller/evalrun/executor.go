@@ -211,6 +211,9 @@ func jobOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID 
 // A refusal is the outcome to stop at.
 func (r *Reconciler) checkExecutor(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun,
 	testsetID string) (*kit.Outcome, error) {
+	if err := r.wholeExecutor(ctx, e); err != nil {
+		return nil, err
+	}
 	job, o := jobOf(conn, e, placeholderRunID, testsetID)
 	if o != nil {
 		return o, nil
@@ -235,6 +238,9 @@ func (r *Reconciler) startExecutor(ctx context.Context, conn *remote.Connection,
 	err = r.Client.Get(ctx, key, job)
 	switch {
 	case apierrors.IsNotFound(err):
+		if err := r.wholeExecutor(ctx, e); err != nil {
+			return "", nil, err
+		}
 		var o *kit.Outcome
 		if job, o = jobOf(conn, e, run.ID, run.TestsetID); o != nil {
 			return "", o, nil
