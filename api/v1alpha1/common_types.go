@@ -254,9 +254,16 @@ const (
 	// not told the REST server's URL (--serve-api-url).
 	ReasonExecutorURLUnavailable = "ExecutorURLUnavailable"
 	// ReasonInvalidExecutor: the API server refuses an EvaluationRun's
-	// executor Job (a dry run, before the run is created); the message
-	// names the field.
+	// executor Job (a dry run, before the run is created), or its template
+	// is over the operator's size limit (32 KiB of JSON); the message names
+	// the field.
 	ReasonInvalidExecutor = "InvalidExecutor"
+	// ReasonExecutorNotAllowed: an EvaluationRun's executor template asks
+	// for more than its Pods may have (another ServiceAccount, a Secret its
+	// service does not allow, host access, a privileged or root container,
+	// anything else the restricted Pod Security profile forbids); the
+	// message names each field. Checked before the run is created.
+	ReasonExecutorNotAllowed = "ExecutorNotAllowed"
 	// ReasonExecutorKeyUnavailable: an EvaluationRun has an executor but its
 	// key is not in a Secret of its own namespace, which the executor's Pod
 	// could read (a ClusterEvaluationService's own key is never handed out).

@@ -172,12 +172,27 @@ type Executor struct {
 	// never the key itself), EVAL_RUN_ID, EVAL_PROJECT_ID and
 	// EVAL_TESTSET_ID, replacing variables of those names.
 	//
+	// The Pods run as the ServiceAccount the run's service names in
+	// spec.executor.serviceAccountName (else the namespace's default one,
+	// without an API token), may reference only the Secrets it lists in
+	// spec.executor.secrets and the run's key Secret, and are held to the
+	// restricted Pod Security profile: the operator fills in what the
+	// profile requires and the template leaves unset (runAsNonRoot,
+	// seccompProfile RuntimeDefault, allowPrivilegeEscalation false,
+	// capabilities drop ALL), and refuses host namespaces, nodeName,
+	// privileged or root containers, added capabilities and volumes other
+	// than emptyDir, configMap, secret, downwardAPI, projected and
+	// ephemeral. A template of more than 32 KiB of JSON is refused
+	// (InvalidExecutor).
+	//
 	// The CRD keeps the template's schema out (it would make the CRD too
-	// large for client-side apply); the operator checks the Job with a
-	// dry run before the run is created, and a template the API server
-	// refuses stops the run at Stalled InvalidExecutor, naming the field.
+	// large for client-side apply); the operator checks the template and
+	// then the Job with a dry run before the run is created: a template it
+	// refuses stops the run at Stalled ExecutorNotAllowed, one the API
+	// server refuses at Stalled InvalidExecutor, each naming the field.
 	// +required
 	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:MaxProperties=2
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Template corev1.PodTemplateSpec `json:"template"`

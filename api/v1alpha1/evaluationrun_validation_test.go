@@ -38,6 +38,10 @@ func evaluationRun() map[string]any {
 		"ttlSecondsAfterFinished": 3600,
 		"apiKeySecretRef":         map[string]any{"name": "eval-api-key"},
 		"serviceRef":              map[string]any{"kind": "EvaluationService", "name": "default"},
+		"executor": map[string]any{"template": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"app": "evaluator"}},
+			"spec":     map[string]any{"containers": []any{map[string]any{"name": "executor", "image": "example.com/e:1"}}},
+		}},
 	}
 	return obj
 }
@@ -107,6 +111,9 @@ var _ = Describe("EvaluationRun validation", func() {
 		Entry("a timeout that is not a duration", evaluationRun, set("soon", "spec", "timeout"),
 			`spec.timeout: Invalid value: "soon": spec.timeout in body must be of type duration: "soon"`),
 		Entry("no projectId", evaluationRun, unset("spec", "projectId"), required("projectId")),
+		Entry("an executor template with more than metadata and spec", evaluationRun,
+			set(map[string]any{}, "spec", "executor", "template", "status"),
+			"spec.executor.template: Too many: 3: must have at most 2 items"),
 	)
 
 	// Every string and list a tenant writes is bounded: a run stays small in

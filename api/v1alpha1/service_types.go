@@ -110,6 +110,46 @@ type ServiceConnection struct {
 	// +optional
 	// +kubebuilder:default={}
 	Limits ServiceLimits `json:"limits,omitempty"`
+
+	// executor is what the executor Pods of the EvaluationRuns using this
+	// service may run as and read, in the run's namespace. Whoever may
+	// write this service chooses it for everyone who may create an
+	// EvaluationRun: give write access only to those who may create Pods as
+	// that ServiceAccount and read those Secrets. Unset, executors run as
+	// the namespace's default ServiceAccount without an API token and may
+	// use no Secret but the run's key.
+	// +optional
+	Executor *ExecutorGrant `json:"executor,omitempty"`
+}
+
+// ExecutorGrant is what an EvaluationRun's executor Pods may run as and
+// read, in the run's namespace. The operator also holds every executor
+// template to the restricted Pod Security profile.
+type ExecutorGrant struct {
+	// serviceAccountName is the ServiceAccount, in the run's namespace, the
+	// executor Pods run as; the operator sets it, and a template naming
+	// another is refused. Unset, they run as the namespace's default
+	// ServiceAccount with automountServiceAccountToken false: the shipped
+	// executor needs no Kubernetes API access.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// secrets names the Secrets, in the run's namespace, an executor
+	// template may reference: in env (secretKeyRef), envFrom (secretRef),
+	// secret and projected volumes, and imagePullSecrets. The Secret
+	// holding the run's own key is always allowed (the operator hands it
+	// over as EVAL_API_KEY); a template referencing any other Secret is
+	// refused.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // EvaluationServiceSpec is a connection to one service, for the objects of

@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -34,6 +35,7 @@ func evaluationService() map[string]any {
 			"requestsPerSecond": int64(5), "burst": int64(10), "maxInFlight": int64(4),
 			"timeout": "30s", "driftInterval": "1h",
 		},
+		"executor": map[string]any{"serviceAccountName": "evaluator", "secrets": []any{"model-token", "registry"}},
 	}
 	return obj
 }
@@ -100,6 +102,19 @@ func serviceURLCases() []TableEntry {
 			"spec.limits.timeout: timeout must be between 1s and 5m"),
 		Entry("a timeout of an hour", set("1h", "spec", "limits", "timeout"),
 			"spec.limits.timeout: timeout must be between 1s and 5m"),
+		Entry("an executor ServiceAccount that is not a name", set("Deployer!", "spec", "executor", "serviceAccountName"),
+			`spec.executor.serviceAccountName: Invalid value: "Deployer!"`),
+		Entry("an empty executor ServiceAccount", set("", "spec", "executor", "serviceAccountName"),
+			"spec.executor.serviceAccountName: Invalid value"),
+		Entry("33 executor Secrets", set(func() []any {
+			names := make([]any, 33)
+			for i := range names {
+				names[i] = fmt.Sprintf("secret-%d", i)
+			}
+			return names
+		}(), "spec", "executor", "secrets"), "spec.executor.secrets: Too many: 33: must have at most 32 items"),
+		Entry("an executor Secret named twice", set([]any{"a", "a"}, "spec", "executor", "secrets"),
+			`spec.executor.secrets[1]: Duplicate value: "a"`),
 		Entry("driftInterval 0s turns drift checks off", set("0s", "spec", "limits", "driftInterval")),
 		Entry("a driftInterval of 1s", set("1s", "spec", "limits", "driftInterval"),
 			"spec.limits.driftInterval: driftInterval must be 0s (off) or between 10s and 24h"),

@@ -53,6 +53,9 @@ func CacheOptions(namespaces []string) cache.Options {
 			&v1alpha1.Metric{}: {Transform: metric.CacheTransform()},
 			// A finished bulk deletion is cached without its ids.
 			&v1alpha1.TestcaseDeletion{}: {Transform: oneshot.CacheTransform()},
+			// An EvaluationRun is cached without its executor's template,
+			// which only the run's create and its Job's read.
+			&v1alpha1.EvaluationRun{}: {Transform: evalrun.CacheTransform()},
 			// Only the EvaluationRuns' executor Jobs, not every Job of the cluster.
 			&batchv1.Job{}: {Label: executorJobs},
 		},

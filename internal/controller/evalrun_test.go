@@ -19,6 +19,7 @@ package controller_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,6 +34,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/metriccache"
 )
 
 // runMetric is a Metric of project proj-1, the project of the runs' Testsets.
@@ -93,12 +95,14 @@ func passedCondition(e *v1alpha1.EvaluationRun) *metav1.Condition {
 
 var _ = Describe("EvaluationRun reconciler", func() {
 	var (
-		ns string
-		up *upstream
+		ns  string
+		up  *upstream
+		mgr *manager
 	)
 	BeforeEach(func() {
 		ns, up = newFixture()
-		startManager(up.opts)
+		up.opts.AllowPrivateServiceAddresses = true // a namespace's service names the fake on loopback
+		mgr = startManager(up.opts)
 		Expect(k8s.Create(rootCtx, newTestset(ns, "qa", inline(`{"id":"a","question":"q0"}`, `{"id":"b","question":"q1"}`)))).To(Succeed())
 	})
 
@@ -213,6 +217,8 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			Expect(job.Spec.BackoffLimit).To(HaveValue(BeZero()), "a second attempt would write the records twice")
 			Expect(job.Spec.ActiveDeadlineSeconds).To(HaveValue(BeEquivalentTo(600)))
 			Expect(job.Spec.Template.Spec.RestartPolicy).To(Equal(corev1.RestartPolicyNever))
+			Expect(job.Spec.Template.Spec.ServiceAccountName).To(Equal("default"), "no service names an account")
+			Expect(job.Spec.Template.Spec.AutomountServiceAccountToken).To(HaveValue(BeFalse()), "nor grants a token")
 			env := job.Spec.Template.Spec.Containers[0].Env
 			Expect(env).To(ConsistOf(
 				corev1.EnvVar{Name: "MODEL", Value: "m-2"},
@@ -255,6 +261,128 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
 			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
 			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job nightly failed (BackoffLimitExceeded"))
+		})
+
+		// noJobs checks that no Job exists in ns, and no run was created.
+		noJobs := func() {
+			GinkgoHelper()
+			Expect(up.Calls(evalapitest.OpCreateRun)).To(BeZero())
+			var jobs batchv1.JobList
+			Expect(k8s.List(rootCtx, &jobs, client.InNamespace(ns))).To(Succeed())
+			Expect(jobs.Items).To(BeEmpty())
+		}
+
+		// Run with the old code (every field of the template copied into the
+		// Job), the hostile template made Job escalate.
+		It("refuses a hostile tenant's template before the run or any Job exists, naming each field", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := newRun(ns, "escalate", "exact")
+			e.Spec.Executor = &v1alpha1.Executor{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				ServiceAccountName: "deployer", HostNetwork: true, HostPID: true, NodeName: "node-1",
+				Containers: []corev1.Container{{Name: "shell", Image: "busybox", Command: []string{"sh", "-c", "sleep 3600"},
+					SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true), RunAsUser: ptr.To[int64](0)},
+					Env: []corev1.EnvVar{{Name: "DB_PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+						LocalObjectReference: corev1.LocalObjectReference{Name: "db-password"}, Key: "password"}}}},
+					VolumeMounts: []corev1.VolumeMount{{Name: "host", MountPath: "/host"}}}},
+				Volumes: []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{
+					HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}},
+			}}}
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			Eventually(stalledReason(e)).Should(Equal(v1alpha1.ReasonExecutorNotAllowed))
+			msg := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionStalled).Message
+			for _, f := range []string{"serviceAccountName", "hostNetwork", "hostPID", "nodeName", "volumes[0].hostPath",
+				"containers[0].env[0].valueFrom.secretKeyRef.name"} {
+				Expect(msg).To(ContainSubstring("spec.executor.template.spec."+f+": Forbidden"), f)
+			}
+			Expect(msg).To(ContainSubstring(`spec.executor.template.spec.containers[0]: Forbidden: the restricted Pod ` +
+				`Security profile forbids privileged (container "shell" must not set securityContext.privileged=true)`))
+			Expect(msg).To(ContainSubstring("runAsUser=0"))
+			Expect(readyCondition(e)(Default)).To(haveReason(metav1.ConditionFalse, v1alpha1.ReasonExecutorNotAllowed))
+			touch(e)
+			Consistently(func() int { return up.Calls(evalapitest.OpCreateRun) }, time.Second).Should(BeZero())
+			noJobs()
+		})
+
+		It("runs an ordinary template as the ServiceAccount its service names, with the restricted defaults", func() {
+			defaultService(ns, v1alpha1.ServiceConnection{URL: v1alpha1.ServiceURL(up.URL()),
+				Executor: &v1alpha1.ExecutorGrant{ServiceAccountName: "evaluator", Secrets: []string{"system-token"}}})
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := newRun(ns, "ordinary", "exact")
+			e.Spec.Executor = &v1alpha1.Executor{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "system", Image: "example.com/support-assistant:1.4",
+					Command: []string{"/assistant", "execute"},
+					Env: []corev1.EnvVar{{Name: "MODEL", Value: "m-2"}, {Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{
+						SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{
+							Name: "system-token"}, Key: "token"}}}}}}}}}
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			runID(e)
+			pod := executorJob(e).Spec.Template.Spec
+			Expect(e.Status.Service).To(Equal("EvaluationService/default"))
+			Expect(pod.ServiceAccountName).To(Equal("evaluator"))
+			Expect(pod.AutomountServiceAccountToken).To(BeNil(), "the account's own setting holds")
+			Expect(pod.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
+			Expect(pod.SecurityContext.SeccompProfile).To(HaveValue(HaveField("Type", corev1.SeccompProfileTypeRuntimeDefault)))
+			c := pod.Containers[0]
+			Expect(c.SecurityContext.AllowPrivilegeEscalation).To(HaveValue(BeFalse()))
+			Expect(c.SecurityContext.Capabilities.Drop).To(ConsistOf(corev1.Capability("ALL")))
+			Expect(c.Command).To(Equal([]string{"/assistant", "execute"}))
+			Expect(c.Env).To(ContainElement(HaveField("ValueFrom.SecretKeyRef.Name", "system-token")))
+
+			By("a Secret the service does not list stops the next run before it is created")
+			other := newRun(ns, "other-secret", "exact")
+			other.Spec.Executor = e.Spec.Executor.DeepCopy()
+			other.Spec.Executor.Template.Spec.Containers[0].Env[1].ValueFrom.SecretKeyRef.Name = "db-password"
+			Expect(k8s.Create(rootCtx, other)).To(Succeed())
+			Eventually(stalledReason(other)).Should(Equal(v1alpha1.ReasonExecutorNotAllowed))
+			Expect(meta.FindStatusCondition(other.Status.Conditions, v1alpha1.ConditionStalled).Message).To(ContainSubstring(
+				`spec.executor.template.spec.containers[0].env[1].valueFrom.secretKeyRef.name: Forbidden: Secret ` +
+					`"db-password" is not one an executor may use: allow it in spec.executor.secrets of EvaluationService/default`))
+			Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(1))
+		})
+
+		// Run with the old code (the whole run cached), the cached run held
+		// its template; without the template read before the check and the
+		// create guard's write, the run never started.
+		It("caches the run without its template, and still runs the template's containers intact", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "uncached", "exact"))
+			e.Spec.Executor.Template.Labels = map[string]string{"app": "assistant"}
+			e.Spec.Executor.Template.Spec.Containers[0].Args = []string{"--cases=all", "--parallel=4"}
+			e.Spec.Executor.Template.Spec.Containers = append(e.Spec.Executor.Template.Spec.Containers,
+				corev1.Container{Name: "judge", Image: "example.com/judge:2.0", Command: []string{"/judge"}})
+			want := e.Spec.Executor.Template.DeepCopy()
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			runID(e)
+
+			pod := executorJob(e).Spec.Template
+			Expect(pod.Labels).To(HaveKeyWithValue("app", "assistant"))
+			Expect(pod.Spec.Containers).To(HaveLen(2))
+			for i, c := range want.Spec.Containers {
+				Expect(pod.Spec.Containers[i]).To(And(HaveField("Name", c.Name), HaveField("Image", c.Image),
+					HaveField("Command", c.Command), HaveField("Args", c.Args)))
+			}
+			Expect(pod.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "MODEL", Value: "m-2"}))
+
+			stored := &v1alpha1.EvaluationRun{}
+			Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), stored)).To(Succeed())
+			Expect(stored.Spec.Executor.Template).To(Equal(*want), "the create guard's write kept the template")
+			Expect(stored.Annotations).NotTo(HaveKey(metriccache.TrimmedAnnotation), "the mark is never written")
+
+			cached := &v1alpha1.EvaluationRun{}
+			Expect(mgr.cache.Get(rootCtx, client.ObjectKeyFromObject(e), cached)).To(Succeed())
+			Expect(cached.Spec.Executor).NotTo(BeNil(), "the cache still says the run has an executor")
+			Expect(cached.Spec.Executor.Template).To(BeZero())
+		})
+
+		It("refuses a template over 32 KiB before creating the run", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "large", "exact"))
+			e.Spec.Executor.Template.Spec.Containers[0].Args = []string{strings.Repeat("x", 40<<10)}
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			Eventually(stalledReason(e)).Should(Equal(v1alpha1.ReasonInvalidExecutor))
+			Expect(meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionStalled).Message).To(
+				ContainSubstring("spec.executor.template: Forbidden: the template is"))
+			noJobs()
 		})
 
 		It("refuses a Job the API server would refuse before creating the run", func() {

@@ -25,11 +25,12 @@ import (
 )
 
 // trimmedFields are the fields, of spec and of status, a trimmed copy lacks.
-// A trimmed TestcaseDeletion lacks its testcaseIds (see controller/oneshot).
-var trimmedFields = []string{"promptTemplate", "guidelines", "description", "testcaseIds"}
+// A trimmed TestcaseDeletion lacks its testcaseIds (see controller/oneshot),
+// a trimmed EvaluationRun its executor's template (see controller/evalrun).
+var trimmedFields = []string{"promptTemplate", "guidelines", "description", "testcaseIds", "executor"}
 
 // ErrTrimmedWrite is the error of a write Guard refused.
-var ErrTrimmedWrite = errors.New("refusing to write an object read from the cache without its texts: read it whole first")
+var ErrTrimmedWrite = errors.New("refusing to write an object read from the cache without some of its fields: read it whole first")
 
 // trimGuard is a client that refuses to send what a trimmed copy lacks:
 // it never creates or updates a trimmed object, and patches one only when

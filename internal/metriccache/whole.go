@@ -15,15 +15,17 @@ limitations under the License.
 */
 
 // Package metriccache says whether an object was read from the manager's
-// cache without its texts (a settled Metric) or ids (a finished bulk
-// deletion), reads such a Metric whole, and guards writes against a
-// trimmed copy (Guard). The reconciler and the REST server both read a
-// Metric whole here before they need its texts.
+// cache without its texts (a settled Metric), ids (a finished bulk
+// deletion) or executor template (an EvaluationRun), reads such an object
+// whole, and guards writes against a trimmed copy (Guard). The reconcilers
+// and the REST server read an object whole here before they need what the
+// cache left out.
 package metriccache
 
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,19 +51,29 @@ func Whole(ctx context.Context, reader client.Reader, m *v1alpha1.Metric) error 
 	if !Trimmed(m) {
 		return nil
 	}
-	key := client.ObjectKeyFromObject(m)
 	whole := &v1alpha1.Metric{}
+	if err := Read(ctx, reader, m, whole); err != nil {
+		return err
+	}
+	*m = *whole
+	return nil
+}
+
+// Read reads into whole the object cached is a trimmed copy of, with reader
+// (the API server), at cached's version or later. A failed read is returned
+// wrapped, so a caller can tell an object deleted meanwhile.
+func Read(ctx context.Context, reader client.Reader, cached, whole client.Object) error {
+	key := client.ObjectKeyFromObject(cached)
 	// At the trimmed copy's version or later: the API server answers from
 	// its watch cache, which fed the manager's, instead of reading etcd.
-	err := reader.Get(ctx, key, whole, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: m.ResourceVersion}})
+	err := reader.Get(ctx, key, whole, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: cached.GetResourceVersion()}})
 	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 		// An API server whose watch cache is behind that version (another
 		// replica than the one the cache watches) says so: read from etcd.
 		err = reader.Get(ctx, key, whole)
 	}
 	if err != nil {
-		return fmt.Errorf("reading the whole Metric %s: %w", key, err)
+		return fmt.Errorf("reading the whole %s %s: %w", reflect.TypeOf(cached).Elem().Name(), key, err)
 	}
-	*m = *whole
 	return nil
 }

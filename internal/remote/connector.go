@@ -103,6 +103,7 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		MayAdopt:        s.svc == nil || !s.sharedKey || obj.GetAPIKeySecretRef() != nil,
 		DriftInterval:   s.driftInterval,
 		BulkDeleteBatch: s.bulkDeleteBatch,
+		Executor:        s.executor,
 		secrets:         c.secrets,
 		svc:             s.svc,
 		gate:            s.gate,
@@ -204,6 +205,10 @@ type Connection struct {
 	// BulkDeleteBatch is the number of testcase ids per bulk-delete call;
 	// 0 sends them all in one (there is no progress to checkpoint).
 	BulkDeleteBatch int
+	// Executor is what the service grants an EvaluationRun's executor
+	// Pods (spec.executor); nil when it grants nothing beyond the defaults,
+	// as the manager's flags never do.
+	Executor *v1alpha1.ExecutorGrant
 
 	// local is true when the cluster is the system of record (a standalone
 	// service): there is no remote copy of anything.

@@ -65,6 +65,9 @@ type service struct {
 	// sharedKey is set when objects using keyRef must not adopt remote ids:
 	// the key is a cluster service's, one identity for every namespace.
 	sharedKey bool
+	// executor is what the service grants its runs' executors; nil grants
+	// the defaults.
+	executor *v1alpha1.ExecutorGrant
 	// version is the service object's UID and generation it was built from.
 	version string
 	// close releases the service's idle connections.
@@ -305,6 +308,7 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 	b := &service{name: v1alpha1.ServiceReference{Kind: kind, Name: so.GetName()}.String(), endpoint: Standalone,
 		close: func() {}}
 	b.keyNamespace, b.keyRef = so.GetKeySecret()
+	b.executor = spec.Executor.DeepCopy()
 	if spec.Standalone != nil {
 		return b, nil
 	}

@@ -295,6 +295,11 @@ func expectExecutorsSucceeded(ctx context.Context, ns string, runs map[string]v1
 			client.MatchingLabels{"job-name": e.Status.ExecutorJob})).To(Succeed())
 		Expect(pods.Items).To(HaveLen(1), "run %s: one executor Pod", e.Name)
 		Expect(pods.Items[0].Status.Phase).To(Equal(corev1.PodSucceeded), "run %s", e.Name)
+		// No service names an account: default, without a token, restricted.
+		spec := pods.Items[0].Spec
+		Expect(spec.ServiceAccountName).To(Equal("default"), "run %s", e.Name)
+		Expect(spec.AutomountServiceAccountToken).To(HaveValue(BeFalse()), "run %s", e.Name)
+		Expect(spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()), "run %s", e.Name)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -30,6 +31,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +39,8 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/executorpolicy"
+	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
@@ -80,9 +84,8 @@ func jobName(run string) string {
 // executorJob is the Job that runs e's executor with env. It runs once:
 // a second attempt would write the run's records twice, so the Job has no
 // retries and its Pods restart Never; it ends with the run's timeout.
-func executorJob(e *v1alpha1.EvaluationRun, env executorEnv) *batchv1.Job {
+func executorJob(e *v1alpha1.EvaluationRun, env executorEnv, tmpl corev1.PodTemplateSpec) *batchv1.Job {
 	name := jobName(e.Name)
-	tmpl := *e.Spec.Executor.Template.DeepCopy()
 	tmpl.Labels = mergeLabels(tmpl.Labels, name)
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	vars := []corev1.EnvVar{
@@ -146,16 +149,76 @@ func envOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID 
 		secret: secret.Name, key: key}, nil
 }
 
+// templatePath is the executor template's path, for messages.
+var templatePath = field.NewPath("spec", "executor", "template")
+
+// maxRefusals is how many refused fields a message names.
+const maxRefusals = 8
+
+// executorTemplate is e's executor template as its Job runs it: within its
+// size limit, under the grant of e's service (its ServiceAccount and
+// Secrets, besides keySecret, the run's key) and the restricted Pod
+// Security profile, whose unset settings it fills in. A refusal is the
+// outcome to stop at, naming each field.
+func executorTemplate(conn *remote.Connection, e *v1alpha1.EvaluationRun, keySecret string) (
+	corev1.PodTemplateSpec, *kit.Outcome) {
+	tmpl := e.Spec.Executor.Template.DeepCopy()
+	if err := executorpolicy.CheckSize(tmpl, templatePath); err != nil {
+		o := kit.Stalled(v1alpha1.ReasonInvalidExecutor, err.Error())
+		return corev1.PodTemplateSpec{}, &o
+	}
+	grant := executorpolicy.Grant{KeySecret: keySecret}
+	if strings.Contains(conn.Service, "/") { // a service object, not the manager's flags
+		grant.Source = conn.Service
+	}
+	if g := conn.Executor; g != nil {
+		grant.ServiceAccountName, grant.Secrets = g.ServiceAccountName, g.Secrets
+	}
+	errs := executorpolicy.Apply(tmpl, grant, templatePath)
+	if len(errs) == 0 {
+		return *tmpl, nil
+	}
+	refused := make([]string, 0, maxRefusals+1)
+	for i, err := range errs {
+		if i == maxRefusals {
+			refused = append(refused, fmt.Sprintf("and %d more", len(errs)-i))
+			break
+		}
+		refused = append(refused, quote.Bounded(err.Error()))
+	}
+	o := kit.Stalled(v1alpha1.ReasonExecutorNotAllowed, "the executor's template asks for more than its Pods may "+
+		"have: "+strings.Join(refused, "; "))
+	return corev1.PodTemplateSpec{}, &o
+}
+
+// jobOf is the executor Job of e's run id, or the outcome to stop at when
+// its Pod could not call the service or its template is refused.
+func jobOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID string) (*batchv1.Job, *kit.Outcome) {
+	env, o := envOf(conn, e, runID, testsetID)
+	if o != nil {
+		return nil, o
+	}
+	tmpl, o := executorTemplate(conn, e, env.secret)
+	if o != nil {
+		return nil, o
+	}
+	return executorJob(e, env, tmpl), nil
+}
+
 // checkExecutor makes sure, before the run is created, that its executor
-// can start: the key is readable by the Pod, and the API server accepts
-// the Job (a dry run). A refusal is the outcome to stop at.
+// can start: the key is readable by the Pod, the template is within what
+// the executor may have, and the API server accepts the Job (a dry run).
+// A refusal is the outcome to stop at.
 func (r *Reconciler) checkExecutor(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun,
 	testsetID string) (*kit.Outcome, error) {
-	env, o := envOf(conn, e, placeholderRunID, testsetID)
+	if err := r.wholeExecutor(ctx, e); err != nil {
+		return nil, err
+	}
+	job, o := jobOf(conn, e, placeholderRunID, testsetID)
 	if o != nil {
 		return o, nil
 	}
-	err := r.Client.Create(ctx, executorJob(e, env), client.DryRunAll)
+	err := r.Client.Create(ctx, job, client.DryRunAll)
 	switch {
 	case err == nil:
 		return nil, nil
@@ -175,11 +238,13 @@ func (r *Reconciler) startExecutor(ctx context.Context, conn *remote.Connection,
 	err = r.Client.Get(ctx, key, job)
 	switch {
 	case apierrors.IsNotFound(err):
-		env, o := envOf(conn, e, run.ID, run.TestsetID)
-		if o != nil {
+		if err := r.wholeExecutor(ctx, e); err != nil {
+			return "", nil, err
+		}
+		var o *kit.Outcome
+		if job, o = jobOf(conn, e, run.ID, run.TestsetID); o != nil {
 			return "", o, nil
 		}
-		job = executorJob(e, env)
 		if err := r.Client.Create(ctx, job); err != nil {
 			return "", nil, fmt.Errorf("starting the executor's Job: %w", err)
 		}
