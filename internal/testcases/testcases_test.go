@@ -66,7 +66,7 @@ func TestBadDataNamesTheLineAndField(t *testing.T) {
 		{"duplicate", "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\"}", testcases.ReasonDuplicate,
 			`line 1 and 3 have the same id "a"`},
 		{"too long", "{\"id\":\"a\"}\n{\"id\":\"" + strings.Repeat("x", testcases.MaxLineBytes) + "\"}",
-			testcases.ReasonInvalid, "line 2 is over"},
+			testcases.ReasonOverLimit, "line 2 is over"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := testcases.FromLines(strings.NewReader(tc.src), "id")
