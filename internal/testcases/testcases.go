@@ -245,7 +245,8 @@ func (l Limits) FromItems(items [][]byte, keyField string) (Set, error) {
 func (l Limits) FromLines(r io.Reader, keyField string) (Set, error) {
 	b := newBuilder(l, keyField, "line")
 	errOver := OverLimit("the source is over %d bytes, the limit (--testset-max-bytes)", b.limits.Bytes)
-	s := bufio.NewScanner(Capped(r, b.limits.Bytes, errOver))
+	capped := Capped(r, b.limits.Bytes, errOver)
+	s := bufio.NewScanner(capped)
 	s.Buffer(make([]byte, 0, min(64<<10, b.limits.TestcaseBytes)), b.limits.TestcaseBytes)
 	line := 0
 	for s.Scan() {
@@ -255,6 +256,9 @@ func (l Limits) FromLines(r io.Reader, keyField string) (Set, error) {
 			continue
 		}
 		if err := b.add(line, data); err != nil {
+			if capped.exceeded { // the line was cut at the limit
+				return Set{}, errOver
+			}
 			return Set{}, err
 		}
 	}
@@ -273,20 +277,29 @@ func (l Limits) FromLines(r io.Reader, keyField string) (Set, error) {
 }
 
 // Capped reads at most n bytes of r, and fails with over if r holds more.
-func Capped(r io.Reader, n int64, over error) io.Reader { return &capped{r: r, left: n, over: over} }
-
-type capped struct {
-	r    io.Reader
-	left int64
-	over error
+func Capped(r io.Reader, n int64, over error) *CappedReader {
+	return &CappedReader{r: r, left: n, over: over}
 }
 
-func (c *capped) Read(p []byte) (int, error) {
+// CappedReader is Capped's reader.
+type CappedReader struct {
+	r        io.Reader
+	left     int64
+	over     error
+	exceeded bool
+}
+
+// Exceeded reports whether the reader failed at its cap: the last bytes it
+// gave may end mid-way.
+func (c *CappedReader) Exceeded() bool { return c.exceeded }
+
+func (c *CappedReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	if c.left <= 0 {
 		if n, err := c.r.Read(p[:1]); n > 0 {
+			c.exceeded = true
 			return 0, c.over
 		} else if err != nil {
 			return 0, err

@@ -294,16 +294,17 @@ func (f *Artifacts) fileOf(r io.Reader, name string, limits testcases.Limits, fi
 	if err != nil {
 		return testcases.Set{}, fmt.Errorf("reading the artifact: %w", err)
 	}
-	tr := tar.NewReader(testcases.Capped(zr, f.MaxBytes, testcases.OverLimit(
-		"the artifact is over %d bytes decompressed before the end of %s, the limit (--artifact-max-bytes)", f.MaxBytes, name)))
+	over := testcases.OverLimit(
+		"the artifact is over %d bytes decompressed before the end of %s, the limit (--artifact-max-bytes)", f.MaxBytes, name)
+	capped := testcases.Capped(zr, f.MaxBytes, over)
+	tr := tar.NewReader(capped)
 	want := path.Clean(name)
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return testcases.Set{}, &missingFileError{path: name}
 		}
-		var over *testcases.Error
-		if errors.As(err, &over) {
+		if capped.Exceeded() {
 			return testcases.Set{}, over
 		}
 		if err != nil {
@@ -311,7 +312,11 @@ func (f *Artifacts) fileOf(r io.Reader, name string, limits testcases.Limits, fi
 		}
 		if hdr.Typeflag == tar.TypeReg && path.Clean(strings.TrimPrefix(hdr.Name, "./")) == want {
 			// The caller reads the rest of the download into the hash.
-			return limits.FromLines(tr, field)
+			set, err := limits.FromLines(tr, field)
+			if err != nil && capped.Exceeded() { // the file was cut at the limit
+				return testcases.Set{}, over
+			}
+			return set, err
 		}
 	}
 }
