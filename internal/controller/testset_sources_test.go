@@ -54,16 +54,18 @@ func gitRepository(ns, name string) *sourcev1.GitRepository {
 	return repo
 }
 
-func fromSource(name, path string) func(*v1alpha1.TestsetSpec) {
+// fromSource reads cases.jsonl of GitRepository name.
+func fromSource(name string) func(*v1alpha1.TestsetSpec) {
 	return func(s *v1alpha1.TestsetSpec) {
-		s.SourceRef = &v1alpha1.FluxSourceTestcases{Kind: "GitRepository", Name: name, Path: path}
+		s.SourceRef = &v1alpha1.FluxSourceTestcases{Kind: "GitRepository", Name: name, Path: "cases.jsonl"}
 	}
 }
 
 // sourceNotReady matches a Ready condition False, SourceNotReady, whose
 // message holds each of parts.
 func sourceNotReady(parts ...string) OmegaMatcher {
-	m := []OmegaMatcher{haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady)}
+	m := make([]OmegaMatcher, 0, 1+len(parts))
+	m = append(m, haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady))
 	for _, p := range parts {
 		m = append(m, HaveField("Message", ContainSubstring(p)))
 	}
@@ -119,7 +121,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 			Content: strings.NewReader(`{"id":"1","answer":"TOP SECRET B"}`)})))
 		repo := gitRepository(ns, "src")
 		setArtifact(repo, secret)
-		t := newTestset(ns, "steal", fromSource("src", "cases.jsonl"))
+		t := newTestset(ns, "steal", fromSource("src"))
 		Expect(k8s.Create(rootCtx, t)).To(Succeed())
 		Eventually(readyCondition(t)).Should(sourceNotReady(fmt.Sprintf("/gitrepository/%s/src/", ns)))
 		Expect(artifacts.Requests(strings.TrimPrefix(secret.URL, artifacts.URL))).To(BeZero())
@@ -157,7 +159,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		moved := gitRepository(ns, "moved")
 		setArtifact(moved, &fluxmeta.Artifact{URL: redirector.URL + path, Path: a.Path, Revision: a.Revision,
 			Digest: a.Digest, Size: a.Size, LastUpdateTime: a.LastUpdateTime})
-		t := newTestset(ns, "moved", fromSource("moved", "cases.jsonl"))
+		t := newTestset(ns, "moved", fromSource("moved"))
 		Expect(k8s.Create(rootCtx, t)).To(Succeed())
 		Eventually(readyCondition(t)).Should(sourceNotReady("redirect"))
 		Expect(target.count()).To(BeZero())
@@ -165,7 +167,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		port := gitRepository(ns, "port")
 		setArtifact(port, &fluxmeta.Artifact{URL: sameHost.URL + "/gitrepository/" + ns + "/port/x.tar.gz",
 			Path: "x.tar.gz", Revision: "main@sha1:dddd", Digest: a.Digest, Size: a.Size, LastUpdateTime: a.LastUpdateTime})
-		p := newTestset(ns, "port", fromSource("port", "cases.jsonl"))
+		p := newTestset(ns, "port", fromSource("port"))
 		Expect(k8s.Create(rootCtx, p)).To(Succeed())
 		Eventually(readyCondition(p)).Should(sourceNotReady("--artifact-hosts"))
 		Consistently(otherPort.count, time.Second).Should(BeZero())
@@ -179,7 +181,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		setArtifact(repo, artifacts.PublishBlob(ns, "bomb", "main@sha1:eeee", must(framework.Tarball(
 			framework.TarEntry{Name: "zeros", Size: 300 << 20, Content: zeros{}},
 			framework.TarEntry{Name: "cases.jsonl", Size: int64(len(cases)), Content: strings.NewReader(cases)}))))
-		t := newTestset(ns, "bomb", fromSource("bomb", "cases.jsonl"))
+		t := newTestset(ns, "bomb", fromSource("bomb"))
 		Expect(k8s.Create(rootCtx, t)).To(Succeed())
 		Eventually(readyCondition(t)).Should(sourceNotReady("decompressed", "--artifact-max-bytes"))
 
@@ -190,7 +192,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 			b.WriteString(line + strings.Repeat("x", 1024-len(line)-3) + "\"}\n")
 		}
 		setArtifact(big, publish(artifacts, big, "main@sha1:ffff", map[string]string{"cases.jsonl": b.String()}))
-		large := newTestset(ns, "large", fromSource("big", "cases.jsonl"))
+		large := newTestset(ns, "large", fromSource("big"))
 		Expect(k8s.Create(rootCtx, large)).To(Succeed())
 		Eventually(readyCondition(large)).Should(sourceNotReady("--testset-max-bytes"))
 		Expect(up.Calls(evalapitest.OpCreateTestcases)).To(BeZero())
@@ -201,9 +203,9 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		repo := gitRepository(ns, "shared")
 		a := publish(artifacts, repo, "main@sha1:1111", map[string]string{"cases.jsonl": jsonLines(0, 50, "a")})
 		setArtifact(repo, a)
-		var sets []*v1alpha1.Testset
+		sets := make([]*v1alpha1.Testset, 0, 4)
 		for i := range 4 {
-			t := newTestset(ns, fmt.Sprintf("shared-%d", i), fromSource("shared", "cases.jsonl"))
+			t := newTestset(ns, fmt.Sprintf("shared-%d", i), fromSource("shared"))
 			Expect(k8s.Create(rootCtx, t)).To(Succeed())
 			sets = append(sets, t)
 		}
@@ -239,7 +241,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		setArtifact(repo, &fluxmeta.Artifact{URL: staller.URL + "/gitrepository/" + ns + "/slow/x.tar.gz", Path: "x.tar.gz",
 			Revision: "main@sha1:5555", Digest: "sha256:" + strings.Repeat("1", 64), LastUpdateTime: metav1.Now()})
 		for i := range 8 {
-			Expect(k8s.Create(rootCtx, newTestset(ns, fmt.Sprintf("slow-%d", i), fromSource("slow", "cases.jsonl")))).To(Succeed())
+			Expect(k8s.Create(rootCtx, newTestset(ns, fmt.Sprintf("slow-%d", i), fromSource("slow")))).To(Succeed())
 		}
 		Eventually(stalled.count).Should(BeNumerically(">=", 1))
 		time.Sleep(time.Second) // the eight reconciles are under way
@@ -266,7 +268,7 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		startManager(opts)
 		cm := testcasesConfigMap(ns, "cases", jsonLines(0, 200, "a"))
 		Expect(k8s.Create(rootCtx, cm)).To(Succeed())
-		var sets []*v1alpha1.Testset
+		sets := make([]*v1alpha1.Testset, 0, 5)
 		for i := range 5 {
 			t := newTestset(ns, fmt.Sprintf("cm-%d", i), fromConfigMap("cases"))
 			Expect(k8s.Create(rootCtx, t)).To(Succeed())

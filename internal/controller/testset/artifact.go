@@ -190,9 +190,8 @@ func (f *Artifacts) refuse(a *fluxmeta.Artifact, kind v1alpha1.SourceKind, names
 	if b, err := hex.DecodeString(sum); algo != "sha256" || err != nil || len(b) != sha256.Size {
 		return fmt.Sprintf("digest %q is not sha256:<64 hex digits>", short(a.Digest))
 	}
-	u, err := url.Parse(a.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Host == "" ||
-		u.RawQuery != "" || u.Fragment != "" || u.RawPath != "" {
+	u, ok := plainURL(a.URL)
+	if !ok {
 		return "URL is not a plain http or https URL"
 	}
 	if !hostAllowed(u, f.Hosts) {
@@ -203,6 +202,16 @@ func (f *Artifacts) refuse(a *fluxmeta.Artifact, kind v1alpha1.SourceKind, names
 		return "URL's path is not " + dir + "<file>, where source-controller serves this source's artifacts"
 	}
 	return ""
+}
+
+// plainURL parses rawURL, an http or https URL without user, query,
+// fragment or escaped slashes.
+func plainURL(rawURL string) (*url.URL, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.Host == "" {
+		return nil, false
+	}
+	return u, u.RawQuery == "" && u.Fragment == "" && u.RawPath == ""
 }
 
 // hostAllowed reports whether u's host and port are one of hosts: an entry
