@@ -51,6 +51,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi"
 	"github.com/eval-operator/eval-operator/internal/statemetrics"
+	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
 // config is the manager's command line.
@@ -87,6 +88,8 @@ type config struct {
 	allowPrivateServices   bool
 	namespacedServiceHosts []string
 	artifactHosts          []string
+	artifacts              testset.Artifacts
+	testsetLimits          testcases.Limits
 
 	metricsAddr             string
 	secureMetrics           bool
@@ -216,9 +219,22 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 		func(v string) error { c.namespacedServiceHosts = splitList(v); return nil })
 	c.artifactHosts = defaultArtifactHosts
 	fs.Func("artifact-hosts",
-		"Comma-separated hosts a Flux source's artifact URL may name for a Testset's sourceRef to be fetched (*.suffix for "+
+		"Comma-separated hosts, each with its port (host:port) or without it (the URL scheme's own port, 80 or 443), "+
+			"a Flux source's artifact URL may name for a Testset's sourceRef to be fetched (*.suffix for "+
 			"the names under suffix); defaults to Flux's source-controller in flux-system: "+strings.Join(defaultArtifactHosts, ","),
 		func(v string) error { c.artifactHosts = splitList(v); return nil })
+	fs.DurationVar(&c.artifacts.Timeout, "artifact-timeout", testset.DefaultArtifactTimeout,
+		"Time one fetch of a Flux artifact may take, download and parse, before it is cut off and retried later.")
+	fs.Int64Var(&c.artifacts.MaxBytes, "artifact-max-bytes", testset.DefaultArtifactMaxBytes,
+		"Bytes of a Flux artifact's tarball the manager reads, decompressed, up to the end of a Testset's file; "+
+			"an artifact over it is refused (SourceNotReady).")
+	fs.IntVar(&c.testsetLimits.Testcases, "testset-max-testcases", testcases.MaxTestcases,
+		"Testcases a Testset's source may hold (at most 1000000); a source with more is refused (SourceNotReady).")
+	fs.Int64Var(&c.testsetLimits.Bytes, "testset-max-bytes", testcases.MaxSetBytes,
+		"Bytes a Testset's source may hold, its JSON Lines as read and its testcases in canonical form; the manager holds "+
+			"up to one such set per worker while syncing. A larger source is refused (SourceNotReady).")
+	fs.IntVar(&c.testsetLimits.TestcaseBytes, "testset-max-testcase-bytes", testcases.MaxLineBytes,
+		"Bytes of one testcase (one line of JSON Lines) of a Testset's source; a longer one is refused (SourceNotReady).")
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
 	fs.BoolVar(&c.printVersion, versionFlag, false, "Print the version, source revision and Go version, and exit.")
@@ -332,6 +348,14 @@ func splitList(v string) []string {
 // validateAdmission checks the REST server's admission flags.
 func (c *config) validateAdmission() []error {
 	var errs []error
+	if c.artifacts.Timeout <= 0 || c.artifacts.MaxBytes < 1 {
+		errs = append(errs, fmt.Errorf("--artifact-timeout %s, --artifact-max-bytes %d: must be greater than 0",
+			c.artifacts.Timeout, c.artifacts.MaxBytes))
+	}
+	if l := c.testsetLimits; l.Testcases < 1 || l.Testcases > 1_000_000 || l.Bytes < 1 || l.TestcaseBytes < 1 {
+		errs = append(errs, fmt.Errorf("--testset-max-testcases %d (1 to 1000000), --testset-max-bytes %d, "+
+			"--testset-max-testcase-bytes %d: out of range", l.Testcases, l.Bytes, l.TestcaseBytes))
+	}
 	if c.restMaxInflight < 1 || c.restTenantReadBurst < 1 {
 		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-read-burst %d: must be at least 1",
 			c.restMaxInflight, c.restTenantReadBurst))
@@ -445,7 +469,9 @@ func run(c config) error {
 		},
 		MaxConcurrentReconciles: c.maxConcurrentReconciles,
 		RequestTimeout:          c.apiTimeout,
-		Artifacts:               testset.Artifacts{Hosts: c.artifactHosts},
+		Artifacts: testset.Artifacts{Hosts: c.artifactHosts, Timeout: c.artifacts.Timeout,
+			MaxBytes: c.artifacts.MaxBytes},
+		TestsetLimits: c.testsetLimits,
 	})
 	if err != nil {
 		return err

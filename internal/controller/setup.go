@@ -34,6 +34,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/testset"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
 // Options configure the reconcilers.
@@ -58,6 +59,9 @@ type Options struct {
 	// Artifacts fetches the Flux artifacts Testsets read, from the hosts it
 	// allows.
 	Artifacts testset.Artifacts
+	// TestsetLimits bound what a Testset's source may hold; zero fields
+	// take testcases.DefaultLimits'.
+	TestsetLimits testcases.Limits
 
 	// RequestTimeout is the services' per-request timeout (--api-timeout): a
 	// create cut off mid-flight is settled from the service's list once this,
@@ -102,7 +106,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 	if err := metric.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout); err != nil {
 		return nil, err
 	}
-	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout, opts.Artifacts); err != nil {
+	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout, opts.Artifacts, opts.TestsetLimits); err != nil {
 		return nil, err
 	}
 	if err := oneshot.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {

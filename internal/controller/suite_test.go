@@ -19,6 +19,7 @@ package controller_test
 import (
 	"context"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -94,11 +95,15 @@ type managerOptions struct {
 	controller.Options
 	// namespaces are watched beside the test's own namespace.
 	namespaces []string
+	// wrap, if set, wraps the manager's transport to the API server.
+	wrap func(http.RoundTripper) http.RoundTripper
 }
 
 func startManager(opts managerOptions) *manager {
 	GinkgoHelper()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrCfg := rest.CopyConfig(cfg)
+	mgrCfg.WrapTransport = opts.wrap
+	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 framework.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -111,10 +111,10 @@ func touch(obj client.Object) {
 	setAnnotation(obj, v1alpha1.RetryAnnotation, ptrTo(time.Now().Format(time.RFC3339Nano)))
 }
 
-// publish serves files as revision's artifact of a.
-func publish(a *framework.ArtifactServer, revision string, files map[string]string) *fluxmeta.Artifact {
+// publish serves files as revision's artifact of repo on a.
+func publish(a *framework.ArtifactServer, repo *sourcev1.GitRepository, revision string, files map[string]string) *fluxmeta.Artifact {
 	GinkgoHelper()
-	artifact, err := a.Publish(revision, files)
+	artifact, err := a.Publish(repo.Namespace, repo.Name, revision, files)
 	Expect(err).NotTo(HaveOccurred())
 	return artifact
 }
@@ -372,7 +372,7 @@ var _ = Describe("Testset reconciler", func() {
 	It("syncs a Flux GitRepository's file, follows its new revisions and refuses an artifact that does not match its digest", func() {
 		artifacts := framework.NewArtifactServer()
 		DeferCleanup(artifacts.Close)
-		up.opts.Artifacts.Hosts = []string{"127.0.0.1"}
+		up.opts.Artifacts.Hosts = artifactHosts(artifacts.Server)
 		startManager(up.opts)
 		repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evals"},
 			Spec: sourcev1.GitRepositorySpec{URL: "https://git.example.com/evals.git", Interval: metav1.Duration{Duration: time.Minute}}}
@@ -384,20 +384,20 @@ var _ = Describe("Testset reconciler", func() {
 		Eventually(readyCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady),
 			HaveField("Message", ContainSubstring("no artifact yet"))))
 
-		setArtifact(repo, publish(artifacts, "main@sha1:1111", map[string]string{
+		setArtifact(repo, publish(artifacts, repo, "main@sha1:1111", map[string]string{
 			"README.md": "prompts and evals", "evals/qa.jsonl": jsonLines(0, 120, "a")}))
 		Eventually(readyCondition(t)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
 		id := t.Status.ID
 		Expect(remoteAnswers(up, id)).To(HaveLen(120))
 
 		By("a new revision with one testcase changed and one removed")
-		setArtifact(repo, publish(artifacts, "main@sha1:2222", map[string]string{
+		setArtifact(repo, publish(artifacts, repo, "main@sha1:2222", map[string]string{
 			"evals/qa.jsonl": jsonLines(0, 5, "a") + jsonLines(5, 6, "b") + jsonLines(6, 119, "a")}))
 		Eventually(func() map[string]string { return remoteAnswers(up, id) }).Should(And(HaveLen(119), HaveKeyWithValue("case-0005", "b")))
 
 		By("an artifact whose bytes are not those its digest names: nothing is sent")
 		before := calls(writes...)
-		bad := publish(artifacts, "main@sha1:3333", map[string]string{"evals/qa.jsonl": jsonLines(0, 3, "c")})
+		bad := publish(artifacts, repo, "main@sha1:3333", map[string]string{"evals/qa.jsonl": jsonLines(0, 3, "c")})
 		bad.Digest = "sha256:" + strings.Repeat("0", 64)
 		setArtifact(repo, bad)
 		Eventually(readyCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady),
@@ -405,7 +405,7 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(calls(writes...)).To(Equal(before))
 
 		By("a revision without the file")
-		setArtifact(repo, publish(artifacts, "main@sha1:4444", map[string]string{"README.md": "moved"}))
+		setArtifact(repo, publish(artifacts, repo, "main@sha1:4444", map[string]string{"README.md": "moved"}))
 		Eventually(readyCondition(t)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonSourceNotReady),
 			HaveField("Message", ContainSubstring("the artifact has no file evals/qa.jsonl"))))
 		Expect(calls(writes...)).To(Equal(before))

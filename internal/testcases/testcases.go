@@ -33,16 +33,44 @@ import (
 	"strings"
 )
 
-// Bounds of a source.
+// Default bounds of a source, the manager's flags' defaults.
 const (
 	// MaxLineBytes is the largest testcase, one line of JSON Lines.
-	MaxLineBytes = 1 << 20
+	MaxLineBytes = 256 << 10
 	// MaxTestcases is the most testcases of one set.
 	MaxTestcases = 100_000
-	// MaxSetBytes is the most data of one set, all testcases together: the
-	// set is held in memory while it is compared with the service's.
-	MaxSetBytes = 64 << 20
+	// MaxSetBytes is the most data of one set: its JSON Lines as read, and
+	// its testcases in canonical form. The set is held in memory while it is
+	// compared with the service's.
+	MaxSetBytes = 16 << 20
 )
+
+// Limits bound what one source may hold; a source over one is bad data.
+type Limits struct {
+	// Testcases is the most testcases of one set (--testset-max-testcases).
+	Testcases int
+	// Bytes is the most bytes of one set, read and in canonical form (--testset-max-bytes).
+	Bytes int64
+	// TestcaseBytes is the largest testcase, one line of JSON Lines (--testset-max-testcase-bytes).
+	TestcaseBytes int
+}
+
+// DefaultLimits are the limits of the manager's defaults.
+var DefaultLimits = Limits{Testcases: MaxTestcases, Bytes: MaxSetBytes, TestcaseBytes: MaxLineBytes}
+
+// OrDefaults fills in the zero fields of l from DefaultLimits.
+func (l Limits) OrDefaults() Limits {
+	if l.Testcases <= 0 {
+		l.Testcases = DefaultLimits.Testcases
+	}
+	if l.Bytes <= 0 {
+		l.Bytes = DefaultLimits.Bytes
+	}
+	if l.TestcaseBytes <= 0 {
+		l.TestcaseBytes = DefaultLimits.TestcaseBytes
+	}
+	return l
+}
 
 // Case is one testcase of a source.
 type Case struct {
@@ -66,6 +94,8 @@ type Set struct {
 const (
 	ReasonInvalid   = "InvalidTestcases"
 	ReasonDuplicate = "DuplicateKey"
+	// ReasonOverLimit: the source holds more than a limit allows.
+	ReasonOverLimit = "SourceNotReady"
 )
 
 // Error is bad data in a source; Reason is a condition reason.
@@ -80,23 +110,29 @@ func invalid(format string, args ...any) *Error {
 	return &Error{Reason: ReasonInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
+// OverLimit is the Error of a source over a limit.
+func OverLimit(format string, args ...any) *Error {
+	return &Error{Reason: ReasonOverLimit, Message: fmt.Sprintf(format, args...)}
+}
+
 // builder collects the cases of one source.
 type builder struct {
+	limits   Limits
 	keyField string
 	what     string
 	cases    []Case
 	lines    map[string]int
-	bytes    int
+	bytes    int64
 }
 
-func newBuilder(keyField, what string) *builder {
-	return &builder{keyField: keyField, what: what, lines: map[string]int{}}
+func newBuilder(limits Limits, keyField, what string) *builder {
+	return &builder{limits: limits.OrDefaults(), keyField: keyField, what: what, lines: map[string]int{}}
 }
 
 // add validates one testcase's data, at line.
 func (b *builder) add(line int, data []byte) error {
-	if len(b.cases) == MaxTestcases {
-		return invalid("%s holds more than %d testcases", b.what, MaxTestcases)
+	if len(b.cases) == b.limits.Testcases {
+		return OverLimit("the source holds more than %d testcases, the limit (--testset-max-testcases)", b.limits.Testcases)
 	}
 	obj, canonical, err := decodeObject(data)
 	if err != nil || obj == nil {
@@ -111,8 +147,9 @@ func (b *builder) add(line int, data []byte) error {
 			"%s %d and %d have the same %s %q: keys must be unique", b.what, first, line, b.keyField, key)}
 	}
 	c := Case{Key: key, Data: canonical, Line: line}
-	if b.bytes += len(c.Data); b.bytes > MaxSetBytes {
-		return invalid("%s %d: the testcases up to it are over %d bytes in all", b.what, line, MaxSetBytes)
+	if b.bytes += int64(len(c.Data)); b.bytes > b.limits.Bytes {
+		return OverLimit("%s %d: the testcases up to it are over %d bytes in all, the limit (--testset-max-bytes)",
+			b.what, line, b.limits.Bytes)
 	}
 	b.lines[key] = line
 	b.cases = append(b.cases, c)
@@ -180,9 +217,20 @@ func (b *builder) set() Set {
 	return Set{Cases: b.cases, Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}
 }
 
-// FromItems reads inline testcases: one JSON object per item.
+// FromItems reads inline testcases, one JSON object per item, within the
+// default limits.
 func FromItems(items [][]byte, keyField string) (Set, error) {
-	b := newBuilder(keyField, "inline item")
+	return DefaultLimits.FromItems(items, keyField)
+}
+
+// FromLines reads JSON Lines within the default limits; see Limits.FromLines.
+func FromLines(r io.Reader, keyField string) (Set, error) {
+	return DefaultLimits.FromLines(r, keyField)
+}
+
+// FromItems reads inline testcases: one JSON object per item.
+func (l Limits) FromItems(items [][]byte, keyField string) (Set, error) {
+	b := newBuilder(l, keyField, "inline item")
 	for i, data := range items {
 		if err := b.add(i+1, data); err != nil {
 			return Set{}, err
@@ -191,12 +239,15 @@ func FromItems(items [][]byte, keyField string) (Set, error) {
 	return b.set(), nil
 }
 
-// FromLines reads JSON Lines: one JSON object per line; blank lines are
-// skipped. A line over MaxLineBytes is an error, not a truncation.
-func FromLines(r io.Reader, keyField string) (Set, error) {
-	b := newBuilder(keyField, "line")
-	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+// FromLines reads JSON Lines as a stream: one JSON object per line; blank
+// lines are skipped. A line over l.TestcaseBytes, or more than l.Bytes
+// read in all, is an error, not a truncation; nothing past the limit is read.
+func (l Limits) FromLines(r io.Reader, keyField string) (Set, error) {
+	b := newBuilder(l, keyField, "line")
+	errOver := OverLimit("the source is over %d bytes, the limit (--testset-max-bytes)", b.limits.Bytes)
+	capped := Capped(r, b.limits.Bytes, errOver)
+	s := bufio.NewScanner(capped)
+	s.Buffer(make([]byte, 0, min(64<<10, b.limits.TestcaseBytes)), b.limits.TestcaseBytes)
 	line := 0
 	for s.Scan() {
 		line++
@@ -205,14 +256,60 @@ func FromLines(r io.Reader, keyField string) (Set, error) {
 			continue
 		}
 		if err := b.add(line, data); err != nil {
+			if capped.exceeded { // the line was cut at the limit
+				return Set{}, errOver
+			}
 			return Set{}, err
 		}
 	}
 	if err := s.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return Set{}, invalid("line %d is over %d bytes", line+1, MaxLineBytes)
+		var bad *Error
+		switch {
+		case errors.As(err, &bad):
+			return Set{}, bad
+		case errors.Is(err, bufio.ErrTooLong):
+			return Set{}, OverLimit("line %d is over %d bytes, the limit of one testcase (--testset-max-testcase-bytes)",
+				line+1, b.limits.TestcaseBytes)
 		}
 		return Set{}, fmt.Errorf("reading the testcases: %w", err)
 	}
 	return b.set(), nil
+}
+
+// Capped reads at most n bytes of r, and fails with over if r holds more.
+func Capped(r io.Reader, n int64, over error) *CappedReader {
+	return &CappedReader{r: r, left: n, over: over}
+}
+
+// CappedReader is Capped's reader.
+type CappedReader struct {
+	r        io.Reader
+	left     int64
+	over     error
+	exceeded bool
+}
+
+// Exceeded reports whether the reader failed at its cap: the last bytes it
+// gave may end mid-way.
+func (c *CappedReader) Exceeded() bool { return c.exceeded }
+
+func (c *CappedReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if c.left <= 0 {
+		if n, err := c.r.Read(p[:1]); n > 0 {
+			c.exceeded = true
+			return 0, c.over
+		} else if err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

@@ -66,7 +66,7 @@ func TestBadDataNamesTheLineAndField(t *testing.T) {
 		{"duplicate", "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"a\"}", testcases.ReasonDuplicate,
 			`line 1 and 3 have the same id "a"`},
 		{"too long", "{\"id\":\"a\"}\n{\"id\":\"" + strings.Repeat("x", testcases.MaxLineBytes) + "\"}",
-			testcases.ReasonInvalid, "line 2 is over"},
+			testcases.ReasonOverLimit, "line 2 is over"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := testcases.FromLines(strings.NewReader(tc.src), "id")
@@ -82,5 +82,31 @@ func TestFromItemsNamesTheItem(t *testing.T) {
 	_, err := testcases.FromItems([][]byte{[]byte(`{"id":"a"}`), []byte(`{"id":"a"}`)}, "id")
 	if err == nil || !strings.Contains(err.Error(), "inline item 1 and 2 have the same id") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestLimitsBoundTheSource(t *testing.T) {
+	lines := "{\"id\":\"a\",\"v\":\"xxxxxxxxxx\"}\n{\"id\":\"b\",\"v\":\"xxxxxxxxxx\"}\n{\"id\":\"c\",\"v\":\"xxxxxxxxxx\"}\n"
+	for _, tc := range []struct {
+		name    string
+		limits  testcases.Limits
+		message string
+	}{
+		{"testcases", testcases.Limits{Testcases: 2}, "more than 2 testcases, the limit (--testset-max-testcases)"},
+		{"bytes", testcases.Limits{Bytes: 40}, "over 40 bytes, the limit (--testset-max-bytes)"},
+		{"bytes read", testcases.Limits{Bytes: 70}, "the source is over 70 bytes"},
+		{"a testcase", testcases.Limits{TestcaseBytes: 16}, "line 1 is over 16 bytes, the limit of one testcase"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.limits.FromLines(strings.NewReader(lines), "id")
+			var bad *testcases.Error
+			if !errors.As(err, &bad) || bad.Reason != testcases.ReasonOverLimit || !strings.Contains(bad.Message, tc.message) {
+				t.Fatalf("got %v, want %s containing %q", err, testcases.ReasonOverLimit, tc.message)
+			}
+		})
+	}
+	if set, err := (testcases.Limits{Testcases: 3, Bytes: int64(len(lines))}).FromLines(strings.NewReader(lines), "id"); err != nil ||
+		len(set.Cases) != 3 {
+		t.Fatalf("a source at its limits: %d testcases, %v", len(set.Cases), err)
 	}
 }

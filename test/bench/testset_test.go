@@ -76,7 +76,7 @@ func (b *bench) testsetRun(ctx context.Context, tab *table, n int) error {
 		return err
 	}
 	mgr, err := framework.StartMetered(framework.MeteredOptions{Binary: bin, Kubeconfig: b.cp.Kubeconfig, Log: os.Stderr,
-		Args: []string{"--api-url=" + b.server.URL(), "--artifact-hosts=127.0.0.1",
+		Args: []string{"--api-url=" + b.server.URL(), "--artifact-hosts=" + artifacts.Listener.Addr().String(),
 			"--api-qps=1000000", "--api-burst=1000000", "--zap-log-level=error"}})
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func (b *bench) testsetRun(ctx context.Context, tab *table, n int) error {
 	if err := b.k8s.Create(ctx, repo); err != nil {
 		return err
 	}
-	rev1, err := artifacts.Publish("rev-1", map[string]string{"evals/cases.jsonl": strings.Join(lines, "")})
+	rev1, err := artifacts.Publish(repo.Namespace, repo.Name, "rev-1", map[string]string{"evals/cases.jsonl": strings.Join(lines, "")})
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (b *bench) testsetEdits(ctx context.Context, tab *table, label string, arti
 	digest := ts.Status.Digest
 	start := time.Now()
 	edited := strings.Join(lines[:n/2], "") + testcaseLine(n/2, *flagTestsetBytes, "edited") + strings.Join(lines[n/2+1:], "")
-	rev2, err := artifacts.Publish("rev-2", map[string]string{"evals/cases.jsonl": edited})
+	rev2, err := artifacts.Publish(repo.Namespace, repo.Name, "rev-2", map[string]string{"evals/cases.jsonl": edited})
 	if err != nil {
 		return err
 	}

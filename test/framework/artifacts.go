@@ -1,19 +1,3 @@
-/*
-Copyright 2026 The eval-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
-
 package framework
 
 import (
@@ -23,9 +7,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
@@ -33,19 +19,22 @@ import (
 )
 
 // ArtifactServer serves Flux artifacts as source-controller does: a gzipped
-// tarball per revision, at the URL the source's status.artifact names.
+// tarball per revision, at /gitrepository/<namespace>/<name>/<file>, the URL
+// the source's status.artifact names. It counts the requests of each path.
 type ArtifactServer struct {
 	*httptest.Server
-	mu    sync.Mutex
-	blobs map[string][]byte
+	mu       sync.Mutex
+	blobs    map[string][]byte
+	requests map[string]int
 }
 
 // NewArtifactServer starts an ArtifactServer; Close stops it.
 func NewArtifactServer() *ArtifactServer {
-	a := &ArtifactServer{blobs: map[string][]byte{}}
+	a := &ArtifactServer{blobs: map[string][]byte{}, requests: map[string]int{}}
 	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		blob, ok := a.blobs[r.URL.Path]
+		a.requests[r.URL.Path]++
 		a.mu.Unlock()
 		if !ok {
 			http.NotFound(w, r)
@@ -56,23 +45,30 @@ func NewArtifactServer() *ArtifactServer {
 	return a
 }
 
-// Publish serves files (path: content) as revision's artifact and returns
-// the status.artifact entry source-controller would write for it.
-func (a *ArtifactServer) Publish(revision string, files map[string]string) (*fluxmeta.Artifact, error) {
+// Requests is how many requests the server answered for path.
+func (a *ArtifactServer) Requests(path string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.requests[path]
+}
+
+// TarEntry is one file of a tarball: Size bytes read from Content.
+type TarEntry struct {
+	Name    string
+	Size    int64
+	Content io.Reader
+}
+
+// Tarball writes entries as a gzipped tarball.
+func Tarball(entries ...TarEntry) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		content := files[name]
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+	for _, e := range entries {
+		if err := tw.WriteHeader(&tar.Header{Name: e.Name, Mode: 0o644, Size: e.Size, Typeflag: tar.TypeReg}); err != nil {
 			return nil, fmt.Errorf("writing the artifact: %w", err)
 		}
-		if _, err := tw.Write([]byte(content)); err != nil {
+		if _, err := io.CopyN(tw, e.Content, e.Size); err != nil {
 			return nil, fmt.Errorf("writing the artifact: %w", err)
 		}
 	}
@@ -82,12 +78,39 @@ func (a *ArtifactServer) Publish(revision string, files map[string]string) (*flu
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("writing the artifact: %w", err)
 	}
-	path := "/gitrepository/" + revision + ".tar.gz"
+	return buf.Bytes(), nil
+}
+
+// Publish serves files (path: content) as revision's artifact of
+// GitRepository namespace/name and returns the status.artifact entry
+// source-controller would write for it.
+func (a *ArtifactServer) Publish(namespace, name, revision string, files map[string]string) (*fluxmeta.Artifact, error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	entries := make([]TarEntry, len(names))
+	for i, n := range names {
+		entries[i] = TarEntry{Name: n, Size: int64(len(files[n])), Content: strings.NewReader(files[n])}
+	}
+	blob, err := Tarball(entries...)
+	if err != nil {
+		return nil, err
+	}
+	return a.PublishBlob(namespace, name, revision, blob), nil
+}
+
+// PublishBlob serves blob as revision's artifact of GitRepository
+// namespace/name, named by its digest as source-controller names it.
+func (a *ArtifactServer) PublishBlob(namespace, name, revision string, blob []byte) *fluxmeta.Artifact {
+	sum := sha256.Sum256(blob)
+	digest := hex.EncodeToString(sum[:])
+	path := "/gitrepository/" + namespace + "/" + name + "/" + digest + ".tar.gz"
 	a.mu.Lock()
-	a.blobs[path] = buf.Bytes()
+	a.blobs[path] = blob
 	a.mu.Unlock()
-	sum := sha256.Sum256(buf.Bytes())
-	size := int64(buf.Len())
-	return &fluxmeta.Artifact{URL: a.URL + path, Path: path, Revision: revision,
-		Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: &size, LastUpdateTime: metav1.Now()}, nil
+	size := int64(len(blob))
+	return &fluxmeta.Artifact{URL: a.URL + path, Path: strings.TrimPrefix(path, "/"), Revision: revision,
+		Digest: "sha256:" + digest, Size: &size, LastUpdateTime: metav1.Now()}
 }

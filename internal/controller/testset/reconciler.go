@@ -55,6 +55,12 @@ type Reconciler struct {
 	artifacts  *Artifacts
 	fluxServed map[v1alpha1.SourceKind]bool
 	synced     *syncedSets
+	// limits bound every source's set; sets holds the sets of sources read
+	// before, shared by their Testsets; fetches bounds the artifact fetches
+	// under way, per namespace and in all.
+	limits  testcases.Limits
+	sets    *setCache
+	fetches *fetchLine
 }
 
 // recoveryMargin is added to the request timeout before a cut-off create is
@@ -82,9 +88,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, t); refused || err != nil {
 		return p.Finish(ctx, o, ctrl.Result{}, err)
 	}
-	set, bad, err := r.load(ctx, t)
+	set, bad, res, err := r.load(ctx, t)
 	if bad != nil {
-		return p.Finish(ctx, *bad, ctrl.Result{}, err)
+		return p.Finish(ctx, *bad, res, err)
 	}
 	if err != nil {
 		return ctrl.Result{}, err

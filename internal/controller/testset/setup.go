@@ -38,6 +38,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
 // configMapIndex indexes Testsets by the ConfigMap their testcases come from.
@@ -46,9 +47,11 @@ const configMapIndex = ".spec.configMapRef.name"
 // Setup registers the Testset reconciler with mgr: workers reconciles in
 // parallel; requestTimeout is the services' per-request timeout, after
 // which a create cut off mid-flight is settled from the service's list;
-// artifacts fetches Flux sources' artifacts. The Flux source kinds the
+// artifacts fetches Flux sources' artifacts; limits bound every source's
+// set (zero fields: testcases.DefaultLimits'). The Flux source kinds the
 // cluster serves now are watched; one installed later needs a restart.
-func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Duration, artifacts Artifacts) error {
+func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Duration, artifacts Artifacts,
+	limits testcases.Limits) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Testset{}, configMapIndex,
 		func(obj client.Object) []string {
 			if ref := obj.(*v1alpha1.Testset).Spec.ConfigMapRef; ref != nil {
@@ -65,11 +68,10 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 	if requestTimeout <= 0 {
 		requestTimeout = remote.DefaultTimeout
 	}
-	if artifacts.HTTP == nil {
-		artifacts.HTTP = &http.Client{Timeout: 5 * time.Minute}
-	}
+	limits = limits.OrDefaults()
 	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin,
-		artifacts: &artifacts, fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets()}
+		artifacts: artifacts.withDefaults(), fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets(),
+		limits: limits, sets: newSetCache(setCacheSets * limits.Bytes), fetches: newFetchLine(workers)}
 	watches := []kit.Watch{{Object: &corev1.ConfigMap{}, Map: users(mgr.GetClient(), configMapIndex),
 		// Metadata only: a ConfigMap's data is read when its Testsets are
 		// reconciled, never cached; a change of its data changes its
@@ -89,6 +91,27 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation)),
 		Watches:    watches,
 	})
+}
+
+// setCacheSets is how many sets of the largest size the set cache holds.
+const setCacheSets = 2
+
+// withDefaults is a copy of f with its defaults filled in, whose HTTP
+// client follows no redirect.
+func (f Artifacts) withDefaults() *Artifacts {
+	if f.Timeout <= 0 {
+		f.Timeout = DefaultArtifactTimeout
+	}
+	if f.MaxBytes <= 0 {
+		f.MaxBytes = DefaultArtifactMaxBytes
+	}
+	hc := http.Client{}
+	if f.HTTP != nil {
+		hc = *f.HTTP
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return errRedirect }
+	f.HTTP = &hc
+	return &f
 }
 
 // sourceIndex indexes Testsets by the Flux source of kind they read.

@@ -17,13 +17,17 @@ limitations under the License.
 package testset
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -32,12 +36,14 @@ import (
 
 // load reads and validates t's testcases from its source. A source that
 // cannot be read yet, or holds bad data, comes back as an outcome: nothing
-// is sent to the service until the whole set is valid.
-func (r *Reconciler) load(ctx context.Context, t *v1alpha1.Testset) (testcases.Set, *kit.Outcome, error) {
+// is sent to the service until the whole set is valid. A Testset that
+// waits for a place to fetch its artifact comes back with the time to wait.
+func (r *Reconciler) load(ctx context.Context, t *v1alpha1.Testset) (testcases.Set, *kit.Outcome, ctrl.Result, error) {
 	key := string(t.Spec.KeyField)
 	switch {
 	case t.Spec.ConfigMapRef != nil:
-		return r.fromConfigMap(ctx, t.Namespace, *t.Spec.ConfigMapRef, key)
+		set, o, err := r.fromConfigMap(ctx, t.Namespace, *t.Spec.ConfigMapRef, key)
+		return set, o, ctrl.Result{}, err
 	case t.Spec.SourceRef != nil:
 		return r.fromFluxSource(ctx, t.Namespace, *t.Spec.SourceRef, key)
 	}
@@ -45,20 +51,34 @@ func (r *Reconciler) load(ctx context.Context, t *v1alpha1.Testset) (testcases.S
 	for i, it := range t.Spec.Inline {
 		items[i] = it.Raw
 	}
-	set, err := testcases.FromItems(items, key)
-	return set, badData(err), nil
+	set, err := r.limits.FromItems(items, key)
+	return set, badData(err), ctrl.Result{}, nil
 }
 
-// fromConfigMap reads ref's JSON Lines, uncached: ConfigMaps are watched by
-// their metadata only, and their data is read when a Testset uses it.
+// fromConfigMap reads ref's JSON Lines. ConfigMaps are watched by their
+// metadata only, and their data is read, uncached, when a Testset uses it;
+// a version of a ConfigMap read before is not read again, and data read
+// before (by its hash) not parsed again: a relabelled ConfigMap is read once
+// for all its Testsets, and parsed not at all.
 func (r *Reconciler) fromConfigMap(ctx context.Context, namespace string, ref v1alpha1.ConfigMapTestcases, field string) (
 	testcases.Set, *kit.Outcome, error) {
 	dataKey := ref.Key
 	if dataKey == "" {
 		dataKey = "testcases.jsonl"
 	}
+	name := types.NamespacedName{Namespace: namespace, Name: ref.Name}
+	version := func(resourceVersion string) string {
+		return strings.Join([]string{"ConfigMap", namespace, ref.Name, resourceVersion, dataKey, field}, "\n")
+	}
+	held := &metav1.PartialObjectMetadata{}
+	held.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	if err := r.Client.Get(ctx, name, held); err == nil {
+		if got, ok := r.sets.get(version(held.ResourceVersion)); ok {
+			return configMapSet(ref.Name, dataKey, got)
+		}
+	}
 	cm := &corev1.ConfigMap{}
-	err := r.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, cm)
+	err := r.Reader.Get(ctx, name, cm)
 	switch {
 	case apierrors.IsNotFound(err):
 		o := kit.Progressing(v1alpha1.ReasonSourceNotReady, fmt.Sprintf(
@@ -74,10 +94,23 @@ func (r *Reconciler) fromConfigMap(ctx context.Context, namespace string, ref v1
 			"ConfigMap %s has no key %s; the Testset is synced once it does", ref.Name, dataKey))
 		return testcases.Set{}, &o, nil
 	}
-	set, err := testcases.FromLines(bytes.NewReader([]byte(data)), field)
-	if o := badData(err); o != nil {
-		o.Message = fmt.Sprintf("ConfigMap %s key %s: %s", ref.Name, dataKey, o.Message)
+	sum := sha256.Sum256([]byte(data))
+	content := strings.Join([]string{"ConfigMap data", hex.EncodeToString(sum[:]), field}, "\n")
+	got, ok := r.sets.get(content)
+	if !ok {
+		got.set, got.err = r.limits.FromLines(strings.NewReader(data), field)
+		r.sets.put(content, got.set, got.err)
+	}
+	r.sets.put(version(cm.ResourceVersion), got.set, got.err)
+	return configMapSet(ref.Name, dataKey, got)
+}
+
+// configMapSet is the set read from ConfigMap name's key, or the outcome of
+// its bad data.
+func configMapSet(name, key string, got cachedSet) (testcases.Set, *kit.Outcome, error) {
+	if o := badData(got.err); o != nil {
+		o.Message = fmt.Sprintf("ConfigMap %s key %s: %s", name, key, o.Message)
 		return testcases.Set{}, o, nil
 	}
-	return set, nil, err
+	return got.set, nil, got.err
 }
