@@ -63,7 +63,8 @@ func PatchFinalizer(ctx context.Context, c client.Client, obj client.Object, edi
 // cannot both send the create, and the spec is never written back, so the
 // API server's defaults (a field the object left out) cannot make it differ
 // from the stored one and trip an immutability rule. The same write adds the
-// finalizer: from here on a remote copy may exist.
+// finalizer: from here on a remote copy may exist, and the write drops the
+// recreate annotation.
 func MarkPending(ctx context.Context, c client.Client, clk clock.PassiveClock, obj client.Object, endpoint string,
 	deletesRemote bool) error {
 	before := obj.DeepCopyObject().(client.Object)
@@ -73,6 +74,8 @@ func MarkPending(ctx context.Context, c client.Client, clk clock.PassiveClock, o
 	}
 	annotations[v1alpha1.CreatePendingAnnotation] = clk.Now().UTC().Format(time.RFC3339)
 	annotations[v1alpha1.ServiceAnnotation] = endpoint
+	// The create uses up a person's permission to create again.
+	delete(annotations, v1alpha1.RecreateAnnotation)
 	obj.SetAnnotations(annotations)
 	if deletesRemote {
 		controllerutil.AddFinalizer(obj, v1alpha1.MetricFinalizer)

@@ -47,7 +47,8 @@ func recreateAllowed(m *v1alpha1.Metric, id string) bool {
 // second: until both are gone, the Metric stays RemoteNotFound with the
 // recreate annotation in place, so a crash in between repeats this step,
 // and create-pending is never set while status.id still holds the old id.
-// The recreate annotation itself goes with the create's guarded update.
+// The recreate annotation itself goes with the create's guard
+// (kit.MarkPending), in the same write as create-pending.
 func (r *Reconciler) forgetID(ctx context.Context, p *kit.StatusPatcher, m *v1alpha1.Metric, id string) error {
 	err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
 		v1alpha1.MetricIDAnnotation: nil,
@@ -57,12 +58,8 @@ func (r *Reconciler) forgetID(ctx context.Context, p *kit.StatusPatcher, m *v1al
 		return err
 	}
 	m.Status = v1alpha1.MetricStatus{ObservedGeneration: m.Status.ObservedGeneration, Conditions: m.Status.Conditions}
-	if err := p.Checkpoint(ctx, kit.Progressing(v1alpha1.ReasonCreating,
-		"remote Metric "+id+" is gone; creating it again as annotation "+v1alpha1.RecreateAnnotation+" allows")); err != nil {
-		return err
-	}
-	delete(m.Annotations, v1alpha1.RecreateAnnotation)
-	return nil
+	return p.Checkpoint(ctx, kit.Progressing(v1alpha1.ReasonCreating,
+		"remote Metric "+id+" is gone; creating it again as annotation "+v1alpha1.RecreateAnnotation+" allows"))
 }
 
 // syncRemote keeps the remote Metric id in step with the spec. It costs no
