@@ -90,6 +90,7 @@ type config struct {
 	artifactHosts          []string
 	artifacts              testset.Artifacts
 	testsetLimits          testcases.Limits
+	testsetMemory          int64
 
 	metricsAddr             string
 	secureMetrics           bool
@@ -231,10 +232,14 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 	fs.IntVar(&c.testsetLimits.Testcases, "testset-max-testcases", testcases.MaxTestcases,
 		"Testcases a Testset's source may hold (at most 1000000); a source with more is refused (SourceNotReady).")
 	fs.Int64Var(&c.testsetLimits.Bytes, "testset-max-bytes", testcases.MaxSetBytes,
-		"Bytes a Testset's source may hold, its JSON Lines as read and its testcases in canonical form; the manager holds "+
-			"up to one such set per worker while syncing. A larger source is refused (SourceNotReady).")
+		"Bytes a Testset's source may hold, its JSON Lines as read and its testcases in canonical form; a larger source "+
+			"is refused (SourceNotReady). --testset-memory-bytes must hold two such sets.")
 	fs.IntVar(&c.testsetLimits.TestcaseBytes, "testset-max-testcase-bytes", testcases.MaxLineBytes,
 		"Bytes of one testcase (one line of JSON Lines) of a Testset's source; a longer one is refused (SourceNotReady).")
+	fs.Int64Var(&c.testsetMemory, "testset-memory-bytes", testset.DefaultMemory,
+		"Bytes of testcases the Testsets being read and synced may hold at once, half of it one namespace's; a Testset "+
+			"that finds no room waits (Reconciling). At least twice the most one set within the --testset-max-* limits "+
+			"holds: its canonical testcases, their keys and 96 bytes a testcase (about 41 MiB at the defaults).")
 	fs.BoolVar(&c.allowInsecureAPIURL, "allow-insecure-api-url", false,
 		"Allow a plain http --api-url to a host other than loopback; the API keys then cross the network unencrypted.")
 	fs.BoolVar(&c.printVersion, versionFlag, false, "Print the version, source revision and Go version, and exit.")
@@ -355,6 +360,9 @@ func (c *config) validateAdmission() []error {
 	if l := c.testsetLimits; l.Testcases < 1 || l.Testcases > 1_000_000 || l.Bytes < 1 || l.TestcaseBytes < 1 {
 		errs = append(errs, fmt.Errorf("--testset-max-testcases %d (1 to 1000000), --testset-max-bytes %d, "+
 			"--testset-max-testcase-bytes %d: out of range", l.Testcases, l.Bytes, l.TestcaseBytes))
+	} else if least := testset.MinMemory(l); c.testsetMemory < least {
+		errs = append(errs, fmt.Errorf("--testset-memory-bytes %d: must be at least %d, twice the most one set "+
+			"within the --testset-max-* limits holds, or such a set could never be synced", c.testsetMemory, least))
 	}
 	if c.restMaxInflight < 1 || c.restTenantReadBurst < 1 {
 		errs = append(errs, fmt.Errorf("--rest-max-inflight %d, --rest-tenant-read-burst %d: must be at least 1",
@@ -472,6 +480,7 @@ func run(c config) error {
 		Artifacts: testset.Artifacts{Hosts: c.artifactHosts, Timeout: c.artifacts.Timeout,
 			MaxBytes: c.artifacts.MaxBytes},
 		TestsetLimits: c.testsetLimits,
+		TestsetMemory: c.testsetMemory,
 	})
 	if err != nil {
 		return err

@@ -97,6 +97,8 @@ func TestParseFlagsRejectsBadValues(t *testing.T) {
 		{[]string{"--rest-tenant-qps=-1"}, nil, "--rest-tenant-qps -1: must be 0 (derived) or more"},
 		{[]string{"--rest-tenant-read-burst=0"}, nil, "--rest-tenant-read-burst 0"},
 		{[]string{"--rest-tenant-read-qps=0"}, nil, "--rest-tenant-read-qps 0: must be greater than 0"},
+		{[]string{"--testset-memory-bytes=83000000"}, nil, "--testset-memory-bytes 83000000: must be at least 86308864"},
+		{[]string{"--testset-max-bytes=33554432"}, nil, "--testset-memory-bytes 100663296: must be at least"},
 		{[]string{"--drift-interval=-1m"}, nil, "--drift-interval -1m0s: must be 0 (off) or more"},
 		{[]string{"--tls-cert-file=tls.crt"}, nil, "--tls-cert-file and --tls-key-file must be given together"},
 		{nil, map[string]string{"EVAL_OPERATOR_API_QPS": "fast"}, "EVAL_OPERATOR_API_QPS"},

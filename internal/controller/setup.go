@@ -62,6 +62,10 @@ type Options struct {
 	// TestsetLimits bound what a Testset's source may hold; zero fields
 	// take testcases.DefaultLimits'.
 	TestsetLimits testcases.Limits
+	// TestsetMemory bounds the bytes of testcases the Testsets being read
+	// and synced hold at once, half of it a namespace's; at least
+	// testset.MinMemory(TestsetLimits). Zero takes testset.DefaultMemory.
+	TestsetMemory int64
 
 	// RequestTimeout is the services' per-request timeout (--api-timeout): a
 	// create cut off mid-flight is settled from the service's list once this,
@@ -106,7 +110,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 	if err := metric.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout); err != nil {
 		return nil, err
 	}
-	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout, opts.Artifacts, opts.TestsetLimits); err != nil {
+	if err := testset.Setup(mgr, b, opts.MaxConcurrentReconciles, opts.RequestTimeout, opts.Artifacts, opts.TestsetLimits,
+		opts.TestsetMemory); err != nil {
 		return nil, err
 	}
 	if err := oneshot.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {

@@ -35,7 +35,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/testset"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/testcases"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -252,6 +255,42 @@ var _ = Describe("Testset sources against a hostile tenant", func() {
 		Expect(stalled.count()).To(Equal(1), "one fetch of the artifact, shared by its eight Testsets")
 	})
 
+	It("syncs two namespaces' sets that together exceed the memory budget in turns, never holding more than it", func() {
+		other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-other-"}}
+		Expect(k8s.Create(rootCtx, other)).To(Succeed())
+		Expect(k8s.Create(rootCtx, apiKeySecret(other.Name, testKey))).To(Succeed())
+		// A set of 1,000 testcases holds about 160 KB (testset.setSize), over
+		// half a namespace's share: one set a namespace, two in all, are
+		// synced at once; every sync's calls on Testsets are under way only
+		// while it holds its set.
+		calls := &inFlight{}
+		c, err := evalapi.NewClient(evalapi.Options{BaseURL: up.URL(), Timeout: 2 * time.Second,
+			HTTPClient: &http.Client{Transport: calls.wrap(http.DefaultTransport.(*http.Transport).Clone())}})
+		Expect(err).NotTo(HaveOccurred())
+		up.SetLatency(50 * time.Millisecond)
+		opts := up.opts
+		opts.Service = c
+		opts.MaxConcurrentReconciles = 8
+		opts.TestsetLimits = testcases.Limits{Testcases: 1000, Bytes: 64 << 10, TestcaseBytes: 1 << 10}
+		opts.TestsetMemory = testset.MinMemory(opts.TestsetLimits)
+		opts.namespaces = []string{other.Name}
+		startManager(opts)
+		sets := make([]*v1alpha1.Testset, 0, 8)
+		for _, n := range []string{ns, other.Name} {
+			for i := range 4 {
+				name := fmt.Sprintf("big-%d", i)
+				Expect(k8s.Create(rootCtx, testcasesConfigMap(n, name, jsonLines(0, 1000, fmt.Sprint(len(sets)))))).To(Succeed())
+				t := newTestset(n, name, fromConfigMap(name))
+				Expect(k8s.Create(rootCtx, t)).To(Succeed())
+				sets = append(sets, t)
+			}
+		}
+		for _, t := range sets {
+			Eventually(readyCondition(t), time.Minute).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonCreated))
+		}
+		Expect(calls.most.Load()).To(BeNumerically("<=", 2), "one set a namespace at once, each over half its share")
+	})
+
 	It("reads a relabelled ConfigMap's data once for all its Testsets, and parses it not again", func() {
 		var gets atomic.Int32
 		cmPath := "/api/v1/namespaces/" + ns + "/configmaps/cases"
@@ -299,6 +338,22 @@ func testsetCalls(up *upstream) int {
 		n += up.Calls(op)
 	}
 	return n
+}
+
+// inFlight counts the calls on Testsets under way at once, and the most.
+type inFlight struct{ now, most atomic.Int32 }
+
+func (f *inFlight) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if !strings.Contains(r.URL.Path, "/testsets") {
+			return rt.RoundTrip(r)
+		}
+		defer f.now.Add(-1)
+		n := f.now.Add(1)
+		for most := f.most.Load(); n > most && !f.most.CompareAndSwap(most, n); most = f.most.Load() {
+		}
+		return rt.RoundTrip(r)
+	})
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

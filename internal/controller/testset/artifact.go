@@ -103,11 +103,12 @@ type Artifacts struct {
 // source, once per artifact: the Testsets that read the same file of the
 // same artifact share its set, or its bad data. The artifact is streamed:
 // the file is parsed as it is read, the rest only hashed, and the set used
-// only once the whole artifact matched its digest.
+// only once the whole artifact matched its digest. The set is held of the
+// budget (see holdSet).
 func (r *Reconciler) fromFluxSource(ctx context.Context, namespace string, ref v1alpha1.FluxSourceTestcases, field string) (
-	testcases.Set, *kit.Outcome, ctrl.Result, error) {
-	stop := func(o kit.Outcome) (testcases.Set, *kit.Outcome, ctrl.Result, error) {
-		return testcases.Set{}, &o, ctrl.Result{}, nil
+	testcases.Set, *hold, *kit.Outcome, ctrl.Result, error) {
+	stop := func(o kit.Outcome) (testcases.Set, *hold, *kit.Outcome, ctrl.Result, error) {
+		return testcases.Set{}, nil, &o, ctrl.Result{}, nil
 	}
 	if !r.fluxServed[ref.Kind] {
 		return stop(kit.Stalled(v1alpha1.ReasonSourceNotReady, fmt.Sprintf(
@@ -120,7 +121,7 @@ func (r *Reconciler) fromFluxSource(ctx context.Context, namespace string, ref v
 			return stop(kit.Progressing(v1alpha1.ReasonSourceNotReady,
 				fmt.Sprintf("%s %s not found; the Testset is synced once it has an artifact", ref.Kind, ref.Name)))
 		}
-		return testcases.Set{}, nil, ctrl.Result{}, fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err)
+		return testcases.Set{}, nil, nil, ctrl.Result{}, fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err)
 	}
 	a := src.GetArtifact()
 	if a == nil {
@@ -136,15 +137,25 @@ func (r *Reconciler) fromFluxSource(ctx context.Context, namespace string, ref v
 	what := fmt.Sprintf("%s %s revision %s, %s", ref.Kind, ref.Name, short(a.Revision), ref.Path)
 	key := strings.Join([]string{a.URL, a.Digest, ref.Path, field}, "\n")
 	got, ok := r.sets.get(key)
+	var h *hold
 	if !ok {
 		leave, why := r.fetches.enter(namespace, key)
 		if leave == nil {
 			o := kit.Progressing(v1alpha1.ReasonSourceNotReady, what+": "+why)
-			return testcases.Set{}, &o, ctrl.Result{RequeueAfter: fetchRetry}, nil
+			return testcases.Set{}, nil, &o, ctrl.Result{RequeueAfter: fetchRetry}, nil
 		}
 		defer leave()
+		// The file is read as a stream of at most limits.Bytes.
+		if h, why = r.memory.take(namespace, mostHeld(r.limits, r.limits.Bytes, r.limits.Testcases)); h == nil {
+			o, res := waitForMemory(why)
+			return testcases.Set{}, nil, o, res, nil
+		}
 		got.set, got.err = r.artifacts.read(ctx, a, ref.Path, r.limits, field)
 		r.sets.put(key, got.set, got.err)
+	}
+	h, wait, res := r.holdSet(namespace, h, got)
+	if wait != nil {
+		return testcases.Set{}, nil, wait, res, nil
 	}
 	if o := badData(got.err); o != nil {
 		o.Message = what + ": " + o.Message
@@ -157,9 +168,9 @@ func (r *Reconciler) fromFluxSource(ctx context.Context, namespace string, ref v
 	if got.err != nil {
 		o := kit.Progressing(v1alpha1.ReasonSourceNotReady, fmt.Sprintf("fetching %s %s's artifact (revision %s): %s",
 			ref.Kind, ref.Name, short(a.Revision), got.err))
-		return testcases.Set{}, &o, ctrl.Result{}, got.err
+		return testcases.Set{}, nil, &o, ctrl.Result{}, got.err
 	}
-	return got.set, nil, ctrl.Result{}, nil
+	return got.set, h, nil, ctrl.Result{}, nil
 }
 
 // judged reports whether err is the verdict on an artifact's content,

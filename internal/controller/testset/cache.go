@@ -72,12 +72,9 @@ func (c *setCache) put(key string, set testcases.Set, err error) {
 	if err != nil && !judged(err) {
 		return
 	}
-	size := int64(len(key))
+	size := int64(len(key)) + setSize(set)
 	if err != nil {
 		size += int64(len(err.Error()))
-	}
-	for _, tc := range set.Cases {
-		size += int64(len(tc.Data)+len(tc.Key)) + caseOverhead
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

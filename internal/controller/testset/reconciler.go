@@ -57,10 +57,11 @@ type Reconciler struct {
 	synced     *syncedSets
 	// limits bound every source's set; sets holds the sets of sources read
 	// before, shared by their Testsets; fetches bounds the artifact fetches
-	// under way, per namespace and in all.
+	// under way, and memory the sets held, per namespace and in all.
 	limits  testcases.Limits
 	sets    *setCache
 	fetches *fetchLine
+	memory  *memoryBudget
 }
 
 // recoveryMargin is added to the request timeout before a cut-off create is
@@ -88,7 +89,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, t); refused || err != nil {
 		return p.Finish(ctx, o, ctrl.Result{}, err)
 	}
-	set, bad, res, err := r.load(ctx, t)
+	set, held, bad, res, err := r.load(ctx, t)
+	defer held.release()
 	if bad != nil {
 		return p.Finish(ctx, *bad, res, err)
 	}

@@ -48,10 +48,12 @@ const configMapIndex = ".spec.configMapRef.name"
 // parallel; requestTimeout is the services' per-request timeout, after
 // which a create cut off mid-flight is settled from the service's list;
 // artifacts fetches Flux sources' artifacts; limits bound every source's
-// set (zero fields: testcases.DefaultLimits'). The Flux source kinds the
-// cluster serves now are watched; one installed later needs a restart.
+// set (zero fields: testcases.DefaultLimits'); memory bounds the bytes of
+// the sets held at once, at least MinMemory(limits) (DefaultMemory if
+// zero). The Flux source kinds the cluster serves now are watched; one
+// installed later needs a restart.
 func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Duration, artifacts Artifacts,
-	limits testcases.Limits) error {
+	limits testcases.Limits, memory int64) error {
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.Testset{}, configMapIndex,
 		func(obj client.Object) []string {
 			if ref := obj.(*v1alpha1.Testset).Spec.ConfigMapRef; ref != nil {
@@ -69,9 +71,17 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		requestTimeout = remote.DefaultTimeout
 	}
 	limits = limits.OrDefaults()
+	if memory <= 0 {
+		memory = DefaultMemory
+	}
+	budget, err := newMemoryBudget(memory, limits)
+	if err != nil {
+		return err
+	}
 	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin,
 		artifacts: artifacts.withDefaults(), fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets(),
-		limits: limits, sets: newSetCache(setCacheSets * limits.Bytes), fetches: newFetchLine(workers)}
+		limits: limits, sets: newSetCache(setCacheSets * limits.Bytes), fetches: newFetchLine(workers),
+		memory: budget}
 	watches := []kit.Watch{{Object: &corev1.ConfigMap{}, Map: users(mgr.GetClient(), configMapIndex),
 		// Metadata only: a ConfigMap's data is read when its Testsets are
 		// reconciled, never cached; a change of its data changes its
