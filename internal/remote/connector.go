@@ -72,7 +72,7 @@ type Defaults struct {
 // Connector resolves the service each object uses.
 type Connector struct {
 	// live reads from the API server, uncached: key Secrets, and the
-	// service a first create goes to (see confirmation).
+	// service a first create goes to (see serviceCheck).
 	live     client.Reader
 	defaults Defaults
 	flags    *service
