@@ -79,7 +79,7 @@ var _ = Describe("A first create while the cache lags behind the namespace's ser
 	spec := convert.SpecFor("proj-1", evalapitest.MinimalRequest("ai", "int"))
 	noGuard := func(context.Context) error { Fail("the guard records a create that must not be sent"); return nil }
 	creates := map[string]func(remote.Client) error{
-		"Metric": func(c remote.Client) error { _, err := c.Create(ctx, &spec, noGuard); return err },
+		"Metric":         func(c remote.Client) error { _, err := c.Create(ctx, &spec, noGuard); return err },
 		"Metric by name": func(c remote.Client) error { return c.BeforeCreate(ctx, noGuard) },
 		"Testset": func(c remote.Client) error {
 			_, err := c.CreateTestset(ctx, &v1alpha1.TestsetSpec{ProjectID: "proj-1", Name: "set"}, noGuard)
@@ -102,7 +102,7 @@ var _ = Describe("A first create while the cache lags behind the namespace's ser
 			Expect(after).To(BeNumerically(">", 0))
 			Expect(err.Error()).To(ContainSubstring("EvaluationService/default"))
 		}
-		Expect(shared.Calls(evalapitest.OpCreateMetric) + shared.Calls(evalapitest.OpCreateTestset) +
+		Expect(shared.Calls(evalapitest.OpCreateMetric)+shared.Calls(evalapitest.OpCreateTestset)+
 			shared.Calls(evalapitest.OpCreateRun)).To(BeZero(), "nothing reached the cluster's default")
 	})
 
