@@ -98,7 +98,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 		// Settled Metrics and finished deletions are cached without their
 		// texts and ids: the client refuses to write such a copy back.
 		Client:    metriccache.Guard(mgr.GetClient()),
-		Recorder:  mgr.GetEventRecorder("eval-operator"),
+		Recorder:  kit.BoundedEvents(mgr.GetEventRecorder("eval-operator")),
 		Connector: connector,
 		Reader:    mgr.GetAPIReader(),
 		Clock:     opts.Clock,

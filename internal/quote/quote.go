@@ -33,11 +33,7 @@ func Prefix(s string) string {
 	if len(s) <= MaxPrefix {
 		return strconv.Quote(s)
 	}
-	cut := MaxPrefix
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(head(s, MaxPrefix)), len(s))
 }
 
 // MaxMessage is how many bytes of a message Bounded keeps at most.
@@ -50,9 +46,29 @@ func Bounded(msg string) string {
 	if len(msg) <= MaxMessage {
 		return msg
 	}
-	cut := MaxMessage
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
+	return head(msg, MaxMessage) + "..."
+}
+
+// Cut is msg in at most limit bytes: msg itself when it fits, else its
+// start, cut on a character boundary, and a marker that says it was cut
+// and how long msg was. It is for fields the API server caps (a
+// condition's message, an event's note), so the marker counts in limit.
+func Cut(msg string, limit int) string {
+	if len(msg) <= limit {
+		return msg
 	}
-	return msg[:cut] + "..."
+	marker := fmt.Sprintf("... (cut from %d bytes)", len(msg))
+	if limit < len(marker) {
+		return head(msg, limit)
+	}
+	return head(msg, limit-len(marker)) + marker
+}
+
+// head is s's first n bytes or fewer, ending on a character boundary;
+// n < len(s).
+func head(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

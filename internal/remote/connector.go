@@ -71,17 +71,19 @@ type Defaults struct {
 
 // Connector resolves the service each object uses.
 type Connector struct {
-	// secrets reads key Secrets, uncached.
-	secrets  client.Reader
+	// live reads from the API server, uncached: key Secrets, and the
+	// service a first create goes to (see serviceCheck).
+	live     client.Reader
 	defaults Defaults
 	flags    *service
 	services *serviceSet
 }
 
-// NewConnector returns a Connector that reads key Secrets with secrets (an
-// uncached reader: Secret data is never cached).
-func NewConnector(secrets client.Reader, d Defaults) *Connector {
-	return &Connector{secrets: secrets, defaults: d, flags: flagsService(d), services: newServiceSet(d)}
+// NewConnector returns a Connector that reads key Secrets, and confirms a
+// first create's service, with live (an uncached reader: Secret data is
+// never cached, and the cache may lag).
+func NewConnector(live client.Reader, d Defaults) *Connector {
+	return &Connector{live: live, defaults: d, flags: flagsService(d), services: newServiceSet(d)}
 }
 
 // Connect resolves obj's service: spec.serviceRef, else the
@@ -104,7 +106,8 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		DriftInterval:   s.driftInterval,
 		BulkDeleteBatch: s.bulkDeleteBatch,
 		Executor:        s.executor,
-		secrets:         c.secrets,
+		secrets:         c.live,
+		confirm:         c.serviceCheck(obj),
 		svc:             s.svc,
 		gate:            s.gate,
 		holder:          obj.GetUID(),
@@ -157,7 +160,7 @@ func (c *Connector) Probe(ctx context.Context, so v1alpha1.ServiceObject) error 
 		return err
 	}
 	namespace, ref := so.GetKeySecret()
-	key, err := secretKey(namespace, *ref, true).read(ctx, c.secrets)
+	key, err := secretKey(namespace, *ref, true).read(ctx, c.live)
 	if err != nil {
 		return err
 	}
@@ -221,6 +224,8 @@ type Connection struct {
 	holder  types.UID
 	flow    string
 	key     keySource
+	// confirm is checked before the Client's first create; nil checks nothing.
+	confirm func(context.Context) error
 }
 
 // HoldsCopies reports whether the service keeps its own copy of what is
@@ -258,11 +263,14 @@ func (c *Connection) BulkDeleteCalls(ids int) int {
 
 // Client returns the Client that acts for the object in one reconcile. The
 // object's key is read at the first call that sends it; a key that cannot
-// be used fails that call with a *KeyError before anything is sent.
+// be used fails that call with a *KeyError before anything is sent. Its
+// first create (or BeforeCreate) is held back with a *CacheLag while the
+// cache does not show the namespace's service as the API server does.
 func (c *Connection) Client() Client {
 	key := &lazyKey{source: c.key, secrets: c.secrets}
+	confirm := &confirmation{check: c.confirm}
 	if c.local {
-		return standalone{key: key}
+		return standalone{key: key, confirm: confirm}
 	}
-	return &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder, flow: c.flow}
+	return &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder, flow: c.flow, confirm: confirm}
 }

@@ -37,6 +37,8 @@ type httpClient struct {
 	flow string
 	// started is set once a call of this reconcile got through the gate.
 	started bool
+	// confirm holds back the first create while the cache lags.
+	confirm *confirmation
 }
 
 // begin reads the key and passes the gate: the reconcile's first call is
@@ -59,6 +61,14 @@ func (c *httpClient) begin(ctx context.Context) (evalapi.APIKey, func(), error) 
 	return key, release, nil
 }
 
+// beginCreate is begin for a create, once the create's service is confirmed.
+func (c *httpClient) beginCreate(ctx context.Context) (evalapi.APIKey, func(), error) {
+	if err := c.confirm.before(ctx); err != nil {
+		return "", nil, err
+	}
+	return c.begin(ctx)
+}
+
 func (c *httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
@@ -75,7 +85,7 @@ func (c *httpClient) Observe(ctx context.Context, id string, spec *v1alpha1.Metr
 func (c *httpClient) Create(ctx context.Context, spec *v1alpha1.MetricSpec, guard func(context.Context) error) (
 	Metric, error,
 ) {
-	key, release, err := c.begin(ctx)
+	key, release, err := c.beginCreate(ctx)
 	if err != nil {
 		return Metric{}, err
 	}
@@ -95,6 +105,9 @@ func held(m evalapi.Metric, err error) (Metric, error) {
 }
 
 func (c *httpClient) BeforeCreate(ctx context.Context, guard func(context.Context) error) error {
+	if err := c.confirm.before(ctx); err != nil {
+		return err
+	}
 	return guard(ctx)
 }
 

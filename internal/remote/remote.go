@@ -37,7 +37,9 @@ import (
 // Client acts on the remote side of one service with one object's key.
 // Its failures are a *KeyError when the key could not be used (nothing was
 // sent), a *Throttled when it is not the object's turn at the service's
-// limits, else the service's, which FailureOf reads. A Client serves one
+// limits, a *CacheLag when a first create waits for the manager's cache to
+// show the namespace's service (nothing was sent), else the service's,
+// which FailureOf reads. A Client serves one
 // reconcile: it is not for concurrent use.
 type Client interface {
 	// Observe reads remote Metric id and reports whether it is what spec asks for.

@@ -138,7 +138,7 @@ func JudgingOf(m *v1alpha1.Metric) verdict.Metric {
 var ErrStandaloneRuns = errors.New("a standalone service's runs are read from the cluster")
 
 func (c *httpClient) CreateRun(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error) {
-	key, release, err := c.begin(ctx)
+	key, release, err := c.beginCreate(ctx)
 	if err != nil {
 		return Run{}, err
 	}
@@ -212,7 +212,10 @@ func (c *httpClient) recordPage(ctx context.Context, runID, cursor string) (eval
 
 // CreateRun assigns a fresh id locally: the cluster is the run's record,
 // and the REST server counts the records and scores written to it.
-func (standalone) CreateRun(_ context.Context, req RunRequest, _ func(context.Context) error) (Run, error) {
+func (c standalone) CreateRun(ctx context.Context, req RunRequest, _ func(context.Context) error) (Run, error) {
+	if err := c.confirm.before(ctx); err != nil {
+		return Run{}, err
+	}
 	return Run{ID: NewRunID(), Status: evalapi.RunAwaitingExecution, TestsetID: req.TestsetID, MetricIDs: req.MetricIDs}, nil
 }
 

@@ -171,7 +171,7 @@ func (c *Connector) resolve(ctx context.Context, obj v1alpha1.Object) (*service,
 			return nil, &ServiceError{Reason: v1alpha1.ReasonServiceNotFound,
 				Message: ref.String() + " cannot be used: this operator resolves no service kinds"}
 		}
-		so, err := set.get(ctx, ref.Kind, obj.GetNamespace(), ref.Name)
+		so, err := set.get(ctx, set.reader, ref.Kind, obj.GetNamespace(), ref.Name)
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, notFound(*ref, obj.GetNamespace())
@@ -187,7 +187,7 @@ func (c *Connector) resolve(ctx context.Context, obj v1alpha1.Object) (*service,
 		return c.flags, nil
 	}
 	for _, kind := range []v1alpha1.ServiceKind{v1alpha1.KindEvaluationService, v1alpha1.KindClusterEvaluationService} {
-		so, err := set.get(ctx, kind, obj.GetNamespace(), v1alpha1.DefaultServiceName)
+		so, err := set.get(ctx, set.reader, kind, obj.GetNamespace(), v1alpha1.DefaultServiceName)
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
@@ -227,8 +227,11 @@ func notAllowed(err error, ref v1alpha1.ServiceReference, namespace string) erro
 			ref, namespace)}
 }
 
-// get reads the service of kind named name; namespace matters to the namespaced kind only.
-func (s *serviceSet) get(ctx context.Context, kind v1alpha1.ServiceKind, namespace, name string) (v1alpha1.ServiceObject, error) {
+// get reads the service of kind named name with reader (the cache, or the
+// API server); namespace matters to the namespaced kind only.
+func (s *serviceSet) get(ctx context.Context, reader client.Reader, kind v1alpha1.ServiceKind, namespace, name string) (
+	v1alpha1.ServiceObject, error,
+) {
 	var obj v1alpha1.ServiceObject
 	key := client.ObjectKey{Name: name}
 	if kind == v1alpha1.KindClusterEvaluationService {
@@ -237,7 +240,7 @@ func (s *serviceSet) get(ctx context.Context, kind v1alpha1.ServiceKind, namespa
 		obj = &v1alpha1.EvaluationService{}
 		key.Namespace = namespace
 	}
-	if err := s.reader.Get(ctx, key, obj); err != nil {
+	if err := reader.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, err
 		}

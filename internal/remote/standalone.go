@@ -34,7 +34,11 @@ import (
 //
 // It needs no key, but a create or deletion of an object that names one
 // checks it, so a broken Secret is reported as it is for a real service.
-type standalone struct{ key *lazyKey }
+type standalone struct {
+	key *lazyKey
+	// confirm holds back the first create while the cache lags.
+	confirm *confirmation
+}
 
 func (standalone) Observe(_ context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error) {
 	return Observation{Metric: asDefaulted(id, spec), UpToDate: true}, nil
@@ -50,10 +54,19 @@ func asDefaulted(id string, spec *v1alpha1.MetricSpec) Metric {
 func (c standalone) Create(ctx context.Context, spec *v1alpha1.MetricSpec, _ func(context.Context) error) (
 	Metric, error,
 ) {
-	if _, err := c.key.get(ctx); err != nil {
+	if err := c.beginCreate(ctx); err != nil {
 		return Metric{}, err
 	}
 	return asDefaulted(NewMetricID(), spec), nil
+}
+
+// beginCreate confirms the create's service and checks the key.
+func (c standalone) beginCreate(ctx context.Context) error {
+	if err := c.confirm.before(ctx); err != nil {
+		return err
+	}
+	_, err := c.key.get(ctx)
+	return err
 }
 
 // BeforeCreate never calls guard: nothing remote can hold a duplicate.

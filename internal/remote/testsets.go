@@ -62,7 +62,7 @@ type Testcase struct {
 
 func (c *httpClient) CreateTestset(ctx context.Context, spec *v1alpha1.TestsetSpec,
 	guard func(context.Context) error) (Testset, error) {
-	key, release, err := c.begin(ctx)
+	key, release, err := c.beginCreate(ctx)
 	if err != nil {
 		return Testset{}, err
 	}
@@ -178,7 +178,7 @@ func (c *httpClient) UpdateTestcase(ctx context.Context, id string, data json.Ra
 // the cluster is the record of the Testset and its testcases.
 func (c standalone) CreateTestset(ctx context.Context, spec *v1alpha1.TestsetSpec, _ func(context.Context) error) (
 	Testset, error) {
-	if _, err := c.key.get(ctx); err != nil {
+	if err := c.beginCreate(ctx); err != nil {
 		return Testset{}, err
 	}
 	return asHeld(NewTestsetID(), spec), nil

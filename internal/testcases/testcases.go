@@ -31,6 +31,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/eval-operator/eval-operator/internal/quote"
 )
 
 // Default bounds of a source, the manager's flags' defaults.
@@ -144,7 +146,7 @@ func (b *builder) add(line int, data []byte) error {
 	}
 	if first, dup := b.lines[key]; dup {
 		return &Error{Reason: ReasonDuplicate, Message: fmt.Sprintf(
-			"%s %d and %d have the same %s %q: keys must be unique", b.what, first, line, b.keyField, key)}
+			"%s %d and %d have the same %s %s: keys must be unique", b.what, first, line, b.keyField, quote.Prefix(key))}
 	}
 	c := Case{Key: key, Data: canonical, Line: line}
 	if b.bytes += int64(len(c.Data)); b.bytes > b.limits.Bytes {

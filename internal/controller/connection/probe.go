@@ -160,7 +160,7 @@ func Setup(mgr ctrl.Manager, connector *remote.Connector, interval time.Duration
 	if err := setupServiceReconciler(mgr, cluster, &v1alpha1.ClusterEvaluationServiceList{}); err != nil {
 		return err
 	}
-	rec := mgr.GetEventRecorder("eval-operator")
+	rec := kit.BoundedEvents(mgr.GetEventRecorder("eval-operator"))
 	err := setupInUseReconciler(mgr, &inUseReconciler[*v1alpha1.EvaluationService]{client: mgr.GetClient(), recorder: rec,
 		newObject: namespaced.newObject, connector: connector}, v1alpha1.KindEvaluationService)
 	if err != nil {

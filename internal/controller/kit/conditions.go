@@ -24,7 +24,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/quote"
 )
+
+// MaxConditionMessage is the most bytes the API server takes in a
+// condition's message (metav1.Condition); a status holding a longer one is
+// refused whole.
+const MaxConditionMessage = 32768
 
 // Phase is where an object stands after a reconcile.
 type Phase int
@@ -71,7 +77,10 @@ func Stalled(reason, message string) Outcome { return Outcome{PhaseStalled, reas
 
 // SetConditions writes Ready, Reconciling and Stalled for o. Ready is always
 // present and carries o's reason; Reconciling and Stalled follow kstatus'
-// abnormal-true convention and are present only while True.
+// abnormal-true convention and are present only while True. Every
+// condition's message, these and any other set before, is then cut to
+// MaxConditionMessage: a message may quote what a tenant wrote (a key, a
+// URL, a revision), and one too long would leave the object with no status.
 func SetConditions(conds *[]metav1.Condition, generation int64, o Outcome) {
 	status := metav1.ConditionFalse
 	if o.Phase == PhaseReady {
@@ -83,6 +92,7 @@ func SetConditions(conds *[]metav1.Condition, generation int64, o Outcome) {
 	})
 	setAbnormal(conds, v1alpha1.ConditionReconciling, o.Phase == PhaseProgressing, generation, o)
 	setAbnormal(conds, v1alpha1.ConditionStalled, o.Phase == PhaseStalled, generation, o)
+	boundMessages(*conds)
 }
 
 func setAbnormal(conds *[]metav1.Condition, condType string, active bool, generation int64, o Outcome) {
@@ -94,6 +104,13 @@ func setAbnormal(conds *[]metav1.Condition, condType string, active bool, genera
 		Type: condType, Status: metav1.ConditionTrue, Reason: o.Reason, Message: o.Message,
 		ObservedGeneration: generation,
 	})
+}
+
+// boundMessages cuts every message of conds to MaxConditionMessage.
+func boundMessages(conds []metav1.Condition) {
+	for i := range conds {
+		conds[i].Message = quote.Cut(conds[i].Message, MaxConditionMessage)
+	}
 }
 
 // changesState reports whether o differs from the Ready condition in conds,

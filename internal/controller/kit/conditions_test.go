@@ -17,6 +17,7 @@ limitations under the License.
 package kit
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
 func TestSetConditions(t *testing.T) {
@@ -116,5 +118,28 @@ func TestStalledOn(t *testing.T) {
 	}
 	if StalledOn(conds, v1alpha1.ReasonUnauthorized, 3) != nil {
 		t.Error("another reason must not match")
+	}
+}
+
+// A message quoting a tenant's value whole (a 400,000-byte key) is cut to
+// what the API server takes, every condition's alike: a longer one would
+// have the whole status refused.
+func TestSetConditionsBoundsMessages(t *testing.T) {
+	long := "testcases 1 and 2 have the same i \"" + strings.Repeat("K", 400_000) + "\""
+	conds := []metav1.Condition{{Type: v1alpha1.ConditionSynced, Status: metav1.ConditionFalse, Reason: "R", Message: long}}
+	SetConditions(&conds, 1, Stalled(testcases.ReasonDuplicate, long))
+	if len(conds) != 3 {
+		t.Fatalf("conditions = %d, want Synced, Ready and Stalled", len(conds))
+	}
+	for _, c := range conds {
+		if len(c.Message) > MaxConditionMessage || !strings.HasSuffix(c.Message, "... (cut from 400036 bytes)") ||
+			!strings.HasPrefix(c.Message, "testcases 1 and 2 have the same i \"KKK") {
+			t.Errorf("%s message: %d bytes, ending %q", c.Type, len(c.Message), c.Message[max(0, len(c.Message)-40):])
+		}
+	}
+	short := []metav1.Condition{}
+	SetConditions(&short, 1, Ready(v1alpha1.ReasonCreated, "created remote Metric m1"))
+	if got := short[0].Message; got != "created remote Metric m1" {
+		t.Errorf("a short message became %q", got)
 	}
 }

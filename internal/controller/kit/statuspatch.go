@@ -74,11 +74,16 @@ func (p *StatusPatcher) Checkpoint(ctx context.Context, o Outcome) error {
 // decision, o with res and err, at V(1). It returns what Reconcile returns:
 // res and err, or the error of writing the status.
 //
-// A reconcile whose call was held back by its service's own limits changed
+// A reconcile whose call was held back by its service's own limits, or
+// whose first create waits for the cache to show its service, changed
 // nothing remote: it writes nothing and comes back when its turn is due.
 func (p *StatusPatcher) Finish(ctx context.Context, o Outcome, res ctrl.Result, err error) (ctrl.Result, error) {
 	if after, ok := remote.ThrottledFor(err); ok {
 		ctrl.LoggerFrom(ctx).V(1).Info("Throttled", "requeueAfter", after)
+		return ctrl.Result{RequeueAfter: after}, nil
+	}
+	if after, ok := remote.CacheLagFor(err); ok {
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for the cache", "reason", err.Error(), "requeueAfter", after)
 		return ctrl.Result{RequeueAfter: after}, nil
 	}
 	if werr := p.write(ctx, o); werr != nil {

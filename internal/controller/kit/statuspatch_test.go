@@ -18,8 +18,10 @@ package kit
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // patcherFixture is a Metric stored in a fake API server that counts status
@@ -172,5 +175,21 @@ func TestStatusPatcherLogsTheDecision(t *testing.T) {
 	want := `"msg"="Reconciled" "phase"="Progressing" "reason"="UpstreamUnavailable" "requeueAfter"="7s" "backoff"=false`
 	if len(lines) != 1 || !strings.Contains(lines[0], want) {
 		t.Errorf("logged %q, want one line with %s", lines, want)
+	}
+}
+
+// A first create held back until the cache shows the namespace's service
+// writes nothing: no status, no event, no error; it comes back when told.
+func TestStatusPatcherWaitsForTheCache(t *testing.T) {
+	f := newPatcherFixture(t)
+	p := f.b.NewStatusPatcher(f.metric)
+	p.Resolved("ClusterEvaluationService/default")
+	lag := fmt.Errorf("creating: %w", &remote.CacheLag{After: time.Second, Service: "EvaluationService/default"})
+	res, err := p.Finish(context.Background(), Progressing(v1alpha1.ReasonUpstreamUnavailable, lag.Error()), ctrl.Result{}, lag)
+	if err != nil || res.RequeueAfter != time.Second {
+		t.Errorf("Finish = %+v, %v; want a requeue after 1s and no error", res, err)
+	}
+	if f.patches != 0 || len(f.events) != 0 {
+		t.Errorf("%d patches and %d events, want none", f.patches, len(f.events))
 	}
 }
