@@ -22,7 +22,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
@@ -42,19 +41,13 @@ import (
 // it strips managedFields, as the default transform does for every object,
 // and the executor's template.
 func CacheTransform() toolscache.TransformFunc {
-	strip := cache.TransformStripManagedFields()
-	return func(in any) (any, error) {
-		out, err := strip(in)
-		if e, ok := out.(*v1alpha1.EvaluationRun); ok && err == nil && e.Spec.Executor != nil {
-			// e is the transform's own, freshly decoded copy: marked in place.
-			e.Spec.Executor.Template = corev1.PodTemplateSpec{}
-			if e.Annotations == nil {
-				e.Annotations = map[string]string{}
-			}
-			e.Annotations[metriccache.TrimmedAnnotation] = "true"
+	return metriccache.TrimTransform(func(e *v1alpha1.EvaluationRun) bool {
+		if e.Spec.Executor == nil {
+			return false
 		}
-		return out, err
-	}
+		e.Spec.Executor.Template = corev1.PodTemplateSpec{}
+		return true
+	})
 }
 
 // wholeExecutor gives a trimmed e its executor's template, read from the API

@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -49,14 +48,14 @@ const cachedTextLimit = 1024
 // it strips managedFields, as the default transform does for every object,
 // and trims a Metric that is settled or whose texts exceed cachedTextLimit.
 func CacheTransform() toolscache.TransformFunc {
-	strip := cache.TransformStripManagedFields()
-	return func(in any) (any, error) {
-		out, err := strip(in)
-		if m, ok := out.(*v1alpha1.Metric); ok && err == nil && (settled(m) || m.TextBytes() > cachedTextLimit) {
-			trim(m)
+	return metriccache.TrimTransform(func(m *v1alpha1.Metric) bool {
+		if !settled(m) && m.TextBytes() <= cachedTextLimit {
+			return false
 		}
-		return out, err
-	}
+		m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description = nil, nil, nil
+		m.Status.Guidelines, m.Status.Description = nil, nil
+		return true
+	})
 }
 
 // settled reports whether m needs nothing from its texts until its spec
@@ -66,18 +65,6 @@ func settled(m *v1alpha1.Metric) bool {
 	ready := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)
 	return id != "" && m.Status.ID == id && !m.CreatePending() &&
 		ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == m.Generation
-}
-
-// trim drops m's texts and marks it. m is the transform's own, freshly
-// decoded copy, so its annotations are marked in place: a copy of the map
-// for each of 10,000 Metrics would cost more than the texts of short ones.
-func trim(m *v1alpha1.Metric) {
-	m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description = nil, nil, nil
-	m.Status.Guidelines, m.Status.Description = nil, nil
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations[metriccache.TrimmedAnnotation] = "true"
 }
 
 // readWhole replaces a trimmed m with the whole Metric, read from the API

@@ -18,7 +18,6 @@ package oneshot
 
 import (
 	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/metriccache"
@@ -33,16 +32,11 @@ import (
 // CacheTransform is the cache transform of TestcaseDeletions
 // (cache.ByObject): it strips managedFields and trims a finished deletion.
 func CacheTransform() toolscache.TransformFunc {
-	strip := cache.TransformStripManagedFields()
-	return func(in any) (any, error) {
-		out, err := strip(in)
-		if d, ok := out.(*v1alpha1.TestcaseDeletion); ok && err == nil && d.Status.Finished() {
-			d.Spec.TestcaseIDs = nil
-			if d.Annotations == nil {
-				d.Annotations = map[string]string{}
-			}
-			d.Annotations[metriccache.TrimmedAnnotation] = "true"
+	return metriccache.TrimTransform(func(d *v1alpha1.TestcaseDeletion) bool {
+		if !d.Status.Finished() {
+			return false
 		}
-		return out, err
-	}
+		d.Spec.TestcaseIDs = nil
+		return true
+	})
 }
