@@ -84,8 +84,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // step takes the run a step (advance) and holds it to its deadline: a run
 // that waits (for its references, its service, its executor, a person) is
-// read again at its deadline at the latest, and one that still waits then
-// ends Inconclusive, with what it waited for as the reason.
+// read again at its deadline at the latest, a failed step near it is
+// retried at the next poll rather than after a longer backoff, and a run
+// that still waits at its deadline ends Inconclusive, with what it waited
+// for as the reason.
 func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
 	kit.Outcome, ctrl.Result, error) {
 	o, res, err := r.advance(ctx, conn, cerr, e)
@@ -94,6 +96,11 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 	}
 	now := r.Clock.Now()
 	if left := deadlineOf(e).Sub(now); left > 0 {
+		if after, ok := retryWithin(err, left, now.Sub(startOf(e))); ok {
+			ctrl.LoggerFrom(ctx).Error(err, "Retrying before the run's deadline", "requeueAfter", after)
+			o.Message = waitedFor(o, err)
+			return o, ctrl.Result{RequeueAfter: after}, nil
+		}
 		if err == nil && (res.RequeueAfter == 0 || res.RequeueAfter > left) {
 			res.RequeueAfter = left
 		}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -83,6 +84,21 @@ func waitedFor(o kit.Outcome, err error) string {
 		return o.Message
 	}
 	return o.Message + ": " + err.Error()
+}
+
+// retryWithin is when a run whose step failed with err, left before its
+// deadline after elapsed, is retried: when the work queue's backoff could
+// outlast the deadline, at its next poll or its deadline, whichever comes
+// first. ok is false where the backoff is due: no error, a deadline further
+// than the longest backoff, or an error with its own retry (a conflict, a
+// call held back by its service's limits, a cache not caught up).
+func retryWithin(err error, left, elapsed time.Duration) (after time.Duration, ok bool) {
+	_, throttled := remote.ThrottledFor(err)
+	_, lagging := remote.CacheLagFor(err)
+	if err == nil || left > kit.BackoffMax || apierrors.IsConflict(err) || throttled || lagging {
+		return 0, false
+	}
+	return min(left, pollAfter(elapsed)), true
 }
 
 // ended is the verdict of a run that reached its deadline while it waited

@@ -21,10 +21,13 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
 
@@ -84,6 +87,31 @@ func TestWaitedFor(t *testing.T) {
 	} {
 		if got := waitedFor(tc.o, tc.err); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestRetryWithin(t *testing.T) {
+	down := errors.New("dial tcp: connection refused")
+	conflict := apierrors.NewConflict(schema.GroupResource{Resource: "evaluationruns"}, "x", errors.New("changed"))
+	for _, tc := range []struct {
+		name          string
+		err           error
+		left, elapsed time.Duration
+		after         time.Duration
+		ok            bool
+	}{
+		{"no error", nil, time.Second, time.Minute, 0, false},
+		{"a deadline beyond the longest backoff", down, kit.BackoffMax + time.Second, time.Minute, 0, false},
+		{"a failure near the deadline: the next poll", down, time.Minute, 40 * time.Second, 10 * time.Second, true},
+		{"a failure nearer the deadline than the poll: the deadline", down, time.Second, time.Minute, time.Second, true},
+		{"a conflict, requeued on its own", conflict, time.Second, time.Minute, 0, false},
+		{"a call held back by the service's limits", &remote.Throttled{After: time.Second}, time.Second, time.Minute, 0, false},
+		{"a cache not caught up", &remote.CacheLag{After: time.Second}, time.Second, time.Minute, 0, false},
+	} {
+		after, ok := retryWithin(tc.err, tc.left, tc.elapsed)
+		if after != tc.after || ok != tc.ok {
+			t.Errorf("%s: %s, %t; want %s, %t", tc.name, after, ok, tc.after, tc.ok)
 		}
 	}
 }
