@@ -127,7 +127,13 @@ func (r *Reconciler) advance(ctx context.Context, conn *remote.Connection, cerr 
 	if o, adopted := adoption(conn, e, id); adopted {
 		return o, ctrl.Result{}, nil
 	}
-	run, o, err := r.read(ctx, conn, e, id)
+	// Once the run exists its references never hold it up: a lost one is
+	// only named, so resolve gives no outcome to wait with.
+	refs, _, err := r.resolve(ctx, e, true)
+	if err != nil {
+		return derefOutcome(nil), ctrl.Result{}, err
+	}
+	run, o, err := r.read(ctx, conn, e, id, refs)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
@@ -149,21 +155,18 @@ func (r *Reconciler) advance(ctx context.Context, conn *remote.Connection, cerr 
 	case run.Completed():
 		unfinished = ""
 	case !humanOnlyDone && unfinished == "":
-		return kit.Progressing(v1alpha1.ReasonRunning, progress(run)),
+		return kit.Progressing(v1alpha1.ReasonRunning, progress(run, refs.missing)),
 			ctrl.Result{RequeueAfter: min(timeoutOf(e)-elapsed, pollAfter(elapsed))}, nil
 	}
-	return r.judge(ctx, conn, e, run, unfinished)
+	return r.judge(ctx, conn, e, run, refs, unfinished)
 }
 
 // read reads run id: from the service, or, where the service is standalone,
-// from e's status, where the REST server counts what is written to it.
-func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string) (
-	remote.Run, *kit.Outcome, error) {
+// from e's status, where the REST server counts what is written to it for
+// the Metrics of refs.
+func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string,
+	refs refs) (remote.Run, *kit.Outcome, error) {
 	if !conn.HoldsCopies() {
-		refs, o, err := r.resolve(ctx, e, true)
-		if o != nil || err != nil {
-			return remote.Run{}, o, err
-		}
 		if e.Status.ExpectedRecords == nil && refs.testcases != nil {
 			// A run the REST server created: it expects its Testset's testcases.
 			n := clamp32(*refs.testcases)
@@ -247,7 +250,7 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 			return derefOutcome(o), ctrl.Result{}, err
 		}
 	}
-	return kit.Progressing(v1alpha1.ReasonRunning, progress(run)), ctrl.Result{RequeueAfter: minPoll}, nil
+	return kit.Progressing(v1alpha1.ReasonRunning, progress(run, nil)), ctrl.Result{RequeueAfter: minPoll}, nil
 }
 
 // prepare resolves the run's references, checks its executor and that its
@@ -277,13 +280,9 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 // Testset or Metric the run lost since it was created makes the verdict at
 // best Inconclusive, naming it; a lost Metric's scores are not judged.
 func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
-	unfinished string) (kit.Outcome, ctrl.Result, error) {
-	refs, o, err := r.resolve(ctx, e, true)
-	if o == nil && err == nil {
-		// A run whose id a person recorded was never checked at its create.
-		o, err = r.owned(ctx, conn, e, refs.projects)
-	}
-	if o != nil || err != nil {
+	refs refs, unfinished string) (kit.Outcome, ctrl.Result, error) {
+	// A run whose id a person recorded was never checked at its create.
+	if o, err := r.owned(ctx, conn, e, refs.projects); o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
 	metrics, err := refs.judged(ctx, conn.Client(), e, run)

@@ -45,13 +45,15 @@ func observe(e *v1alpha1.EvaluationRun, run remote.Run) {
 
 func clamp32(n int) int32 { return int32(min(max(n, 0), 1<<31-1)) } //nolint:gosec // clamped
 
-// progress says where a run in progress stands.
-func progress(run remote.Run) string {
+// progress says where a run in progress stands, and what it lost since it
+// was created (missing).
+func progress(run remote.Run, missing []string) string {
 	expected := "?"
 	if run.Expected != nil {
 		expected = fmt.Sprint(*run.Expected)
 	}
-	return fmt.Sprintf("run %s is %s: %d of %s records, %d scores", run.ID, run.Status, run.Records, expected, run.Scores)
+	return strings.Join(append([]string{fmt.Sprintf("run %s is %s: %d of %s records, %d scores", run.ID, run.Status,
+		run.Records, expected, run.Scores)}, missing...), "; ")
 }
 
 // startOf is when e's run was created: status.startTime, or, should that

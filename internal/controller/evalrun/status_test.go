@@ -49,6 +49,18 @@ func TestDeadlineOf(t *testing.T) {
 	}
 }
 
+func TestProgressNamesWhatTheRunLost(t *testing.T) {
+	two := 2
+	run := remote.Run{ID: "run_1", Status: "running_execution", Records: 1, Expected: &two}
+	if got, want := progress(run, nil), "run run_1 is running_execution: 1 of 2 records, 0 scores"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	lost := []string{"Testset qa was deleted after the run was created"}
+	if got, want := progress(run, lost), "run run_1 is running_execution: 1 of 2 records, 0 scores; "+lost[0]; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
 func TestUnfinishedBy(t *testing.T) {
 	lost := []string{"Testset qa was deleted after the run was created", "Metric exact is being deleted after the run was created"}
 	for _, tc := range []struct {
