@@ -44,6 +44,16 @@ const (
 	gateInconclusive = 2
 )
 
+// A cluster that fails this many reads of the run in a row, each given at
+// most readTimeout, is unreachable: gate says so and exits 2 rather than
+// wait out its timeout and report a state it saw before (at the default
+// --poll-interval of 2s, a minute of failures when the API server refuses
+// connections, at most about six when its reads hang).
+const (
+	maxFailedReads = 30
+	readTimeout    = 10 * time.Second
+)
+
 // gateOptions are gate's flags.
 type gateOptions struct {
 	kube            *kubeFlags
@@ -64,7 +74,10 @@ func newGateCommand(kube *kubeFlags) *cobra.Command {
 namespace) under a generated name, waits for the operator's verdict, prints each
 Metric's counts and pass rate, and exits 0 when the run Passed, 1 when it Failed,
 and 2 when it is Inconclusive or no verdict came (the run stalled, the wait timed
-out, the cluster could not be reached). A rollout's analysis step runs it (an Argo
+out, the cluster could not be reached). While it waits it prints a line each time
+the run's progress changes (its phase, records and scores, or what it waits for).
+30 failed reads of the run in a row end the wait with "cluster unreachable" and
+exit 2. A rollout's analysis step runs it (an Argo
 Rollouts or Kargo AnalysisTemplate with the job provider): a non-zero exit fails
 the step. The template's metadata.name is the prefix of the generated name.`,
 		Args: cobra.NoArgs,
@@ -107,7 +120,7 @@ func (o *gateOptions) run(ctx context.Context, out io.Writer) error {
 	if wait <= 0 {
 		wait = runTimeout(run) + 5*time.Minute
 	}
-	judged, err := o.await(ctx, c, client.ObjectKeyFromObject(run), wait)
+	judged, err := o.await(ctx, c, client.ObjectKeyFromObject(run), wait, out)
 	if err != nil {
 		return err
 	}
@@ -163,30 +176,45 @@ func runTimeout(e *v1alpha1.EvaluationRun) time.Duration {
 	return 30 * time.Minute
 }
 
-// await reads the run every poll interval until it has a verdict; a run
-// the operator stalled, or no verdict within wait, is no verdict.
-func (o *gateOptions) await(ctx context.Context, c client.Client, key types.NamespacedName, wait time.Duration) (
-	*v1alpha1.EvaluationRun, error) {
+// await reads the run every poll interval until it has a verdict, printing
+// its progress to out as it changes; a run the operator stalled, no verdict
+// within wait, or maxFailedReads failed reads in a row is no verdict.
+func (o *gateOptions) await(ctx context.Context, c client.Client, key types.NamespacedName, wait time.Duration,
+	out io.Writer) (*v1alpha1.EvaluationRun, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	tick := time.NewTicker(o.poll)
 	defer tick.Stop()
 	e := &v1alpha1.EvaluationRun{}
 	var lastErr error
+	failed, shown := 0, ""
 	for {
 		// A read that fails for a moment (an API server restarting, the client's rate limiter
-		// near the deadline) is retried until the wait ends; only a deleted run ends it early.
-		lastErr = c.Get(ctx, key, e)
+		// near the deadline) is retried; a deleted run or a cluster that stopped answering ends the wait.
+		read, cancelRead := context.WithTimeout(ctx, readTimeout)
+		lastErr = c.Get(read, key, e)
+		cancelRead()
 		switch {
-		case lastErr == nil && e.Status.Verdict != "":
-			return e, nil
 		case lastErr == nil:
+			failed = 0
+			if line := progressLine(e); line != shown {
+				fmt.Fprintln(out, line)
+				shown = line
+			}
+			if e.Status.Verdict != "" {
+				return e, nil
+			}
 			if s := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionStalled); s != nil &&
 				s.Status == metav1.ConditionTrue && s.ObservedGeneration >= e.Generation {
 				return nil, gateExit(gateInconclusive, "evaluationrun/%s needs a person: %s: %s", key.Name, s.Reason, s.Message)
 			}
 		case apierrors.IsNotFound(lastErr):
 			return nil, gateExit(gateInconclusive, "evaluationrun/%s was deleted before its verdict", key.Name)
+		case ctx.Err() == nil:
+			if failed++; failed >= maxFailedReads {
+				return nil, gateExit(gateInconclusive, "cluster unreachable: %d reads of evaluationrun/%s failed in a row, "+
+					"the last: %w", failed, key.Name, lastErr)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -197,15 +225,36 @@ func (o *gateOptions) await(ctx context.Context, c client.Client, key types.Name
 }
 
 // noVerdict says why the wait ended without a verdict: the run's Ready condition, or the
-// last read's error when the run could not be read at all.
+// last read's error when that read failed, never a state read before as if it were the last.
 func noVerdict(e *v1alpha1.EvaluationRun, lastErr error) string {
-	if r := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady); r != nil {
+	r := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady)
+	switch {
+	case lastErr != nil && r != nil:
+		return "the last read failed: " + lastErr.Error() + "; before it, " + r.Reason + ": " + r.Message
+	case lastErr != nil:
+		return "reading it: " + lastErr.Error()
+	case r != nil:
 		return r.Reason + ": " + r.Message
 	}
-	if lastErr != nil && e.ResourceVersion == "" {
-		return "reading it: " + lastErr.Error()
-	}
 	return "no verdict"
+}
+
+// progressLine says where the run stands: its phase, records and scores
+// once its run exists, else what it waits for.
+func progressLine(e *v1alpha1.EvaluationRun) string {
+	if e.Status.RunID != "" {
+		expected := "?"
+		if n := e.Status.ExpectedRecords; n != nil {
+			expected = fmt.Sprint(*n)
+		}
+		return fmt.Sprintf("evaluationrun/%s: run %s %s, %d of %s records, %d scores", e.Name, e.Status.RunID,
+			e.Status.Phase, e.Status.Records, expected, e.Status.Scores)
+	}
+	why := "no conditions yet"
+	if r := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionReady); r != nil {
+		why = r.Reason + ": " + r.Message
+	}
+	return fmt.Sprintf("evaluationrun/%s: %s", e.Name, why)
 }
 
 // printVerdict writes the run's verdict and each Metric's counts.
@@ -224,5 +273,9 @@ func printVerdict(out io.Writer, e *v1alpha1.EvaluationRun) {
 	if c := meta.FindStatusCondition(e.Status.Conditions, v1alpha1.ConditionPassed); c != nil && c.Message != "" {
 		why = ": " + c.Message
 	}
-	fmt.Fprintf(out, "evaluationrun/%s (run %s): %s%s\n", e.Name, e.Status.RunID, e.Status.Verdict, why)
+	run := ""
+	if e.Status.RunID != "" {
+		run = " (run " + e.Status.RunID + ")"
+	}
+	fmt.Fprintf(out, "evaluationrun/%s%s: %s%s\n", e.Name, run, e.Status.Verdict, why)
 }

@@ -18,8 +18,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -46,6 +48,21 @@ spec:
   metricRefs: [{name: exact}]
   timeout: 10m
 `
+
+// failingReader reads through Client the first answered times, then fails
+// every read as an API server that went away does.
+type failingReader struct {
+	client.Client
+	answered, reads int
+}
+
+func (f *failingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	f.reads++
+	if f.reads > f.answered {
+		return errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+	}
+	return f.Client.Get(ctx, key, obj, opts...)
+}
 
 // judge plays the operator: it waits for the one EvaluationRun of ns and
 // gives it st, or the conditions stalled sets.
@@ -145,6 +162,53 @@ var _ = Describe("kubectl eval gate", func() {
 		_, _, err = run(ctx, nil, "gate", "-n", deleted, "-f", template, "--poll-interval", "100ms")
 		Expect(exitCode(err)).To(Equal(2))
 		Expect(err).To(MatchError(ContainSubstring("was deleted before its verdict")))
+	})
+
+	It("prints the run's progress once per change while it waits", func(ctx SpecContext) {
+		waiting := v1alpha1.EvaluationRunStatus{}
+		meta.SetStatusCondition(&waiting.Conditions, metav1.Condition{Type: v1alpha1.ConditionReady,
+			Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonReferencesNotReady, Message: "Testset support-faq not found"})
+		running := v1alpha1.EvaluationRunStatus{RunID: "run_1", Phase: "running_execution", Records: 1,
+			ExpectedRecords: ptr.To[int32](2)}
+		scoring := v1alpha1.EvaluationRunStatus{RunID: "run_1", Phase: "running_scoring", Records: 2,
+			ExpectedRecords: ptr.To[int32](2), Scores: 1}
+		go func() {
+			defer GinkgoRecover()
+			// Each state holds for many polls: the gate prints it once.
+			for _, st := range []v1alpha1.EvaluationRunStatus{waiting, running, scoring} {
+				judge(ctx, ns, st)
+				time.Sleep(time.Second)
+			}
+			judge(ctx, ns, verdictStatus("Passed", metav1.ConditionTrue, "every judged Metric reached its minimum pass rate"))
+		}()
+		out, _, err := run(ctx, nil, "gate", "-n", ns, "-f", template, "--poll-interval", "50ms")
+		Expect(err).NotTo(HaveOccurred())
+		for _, line := range []string{
+			": ReferencesNotReady: Testset support-faq not found\n",
+			": run run_1 running_execution, 1 of 2 records, 0 scores\n",
+			": run run_1 running_scoring, 2 of 2 records, 1 scores\n",
+			": run run_1 completed, 0 of ? records, 0 scores\n",
+		} {
+			Expect(strings.Count(out, line)).To(Equal(1), "%q in:\n%s", line, out)
+		}
+	})
+
+	It("says the cluster is unreachable and exits 2 after a bounded number of failed reads", func(ctx SpecContext) {
+		e := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unreached"},
+			Spec: v1alpha1.EvaluationRunSpec{ProjectID: "proj_support", TestsetRef: &v1alpha1.ObjectRef{Name: "support-faq"},
+				MetricRefs: []v1alpha1.ObjectRef{{Name: "exact"}}}}
+		Expect(k8s.Create(ctx, e)).To(Succeed())
+		down := &failingReader{Client: k8s, answered: 2}
+		o := &gateOptions{poll: 10 * time.Millisecond}
+		var out strings.Builder
+		start := time.Now()
+		_, err := o.await(ctx, down, client.ObjectKeyFromObject(e), time.Minute, &out)
+		Expect(exitCode(err)).To(Equal(2))
+		Expect(err).To(MatchError(And(ContainSubstring("cluster unreachable: 30 reads of evaluationrun/unreached failed in a row"),
+			ContainSubstring("connection refused"))))
+		Expect(down.reads).To(Equal(2+maxFailedReads), "the reads that failed in a row end the wait")
+		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second), "long before the wait's minute")
+		Expect(out.String()).To(MatchRegexp(`^evaluationrun/unreached: Pending: [^\n]+\n$`), "the one state read")
 	})
 
 	It("refuses a template that is not an EvaluationRun, creating nothing", func(ctx SpecContext) {

@@ -224,10 +224,10 @@ func outcome(failed, thin, unfinished string, judged int) (verdict, reason strin
 		return Inconclusive, "Metric " + thin + " has too few scores: " + unfinished
 	case thin != "":
 		return Inconclusive, "Metric " + thin + " has too few scores"
-	case judged == 0:
-		return Inconclusive, "no Metric is judged: the run's Metrics are human and humanScoring is Ignore"
 	case unfinished != "":
 		return Inconclusive, unfinished
+	case judged == 0:
+		return Inconclusive, "no Metric is judged: the run's Metrics are human and humanScoring is Ignore"
 	}
 	return Passed, "every judged Metric reached its minimum pass rate"
 }

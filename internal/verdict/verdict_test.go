@@ -108,6 +108,16 @@ func TestResult(t *testing.T) {
 	}
 }
 
+// A run whose every Metric went missing judges none: the reason is what
+// went missing, not that its Metrics are human.
+func TestResultWithoutMetricsSaysWhy(t *testing.T) {
+	lost := "Metric tone was deleted after the run was created"
+	got := NewTally(nil).Result(2, lost, Criteria{MinScoredRatio: 1, IgnoreHuman: true})
+	if got.Verdict != Inconclusive || got.Reason != lost {
+		t.Errorf("got %s (%s), want %s (%s)", got.Verdict, got.Reason, Inconclusive, lost)
+	}
+}
+
 func TestResultCounts(t *testing.T) {
 	acc := Metric{ID: "m1", Name: "accuracy", OutputType: Boolean, MinPassRate: 0.9}
 	yes, no := `{"binaryScore":true}`, `{"binaryScore":false}`

@@ -19,6 +19,8 @@ limitations under the License.
 // only human scores are missing (humanScoring Ignore) or it times out, and
 // then judged from its records' scores, read page by page: the verdict,
 // per-Metric counts and pass rates go to status, records and scores never.
+// Every run ends by its timeout: one that still waits then (for its Testset
+// and Metrics, its service, a person) ends Inconclusive, saying what for.
 package evalrun
 
 import (
@@ -80,10 +82,40 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return p.Finish(ctx, o, res, err)
 }
 
-// step creates the run, starts its executor, follows it, or judges it,
+// step takes the run a step (advance) and holds it to its deadline: a run
+// that waits (for its references, its service, its executor, a person) is
+// read again at its deadline at the latest, a failed step near it is
+// retried at the next poll rather than after a longer backoff, and a run
+// that still waits at its deadline ends Inconclusive, with what it waited
+// for as the reason.
+func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
+	kit.Outcome, ctrl.Result, error) {
+	o, res, err := r.advance(ctx, conn, cerr, e)
+	if e.Status.Verdict != "" {
+		return o, res, err
+	}
+	now := r.Clock.Now()
+	if left := deadlineOf(e).Sub(now); left > 0 {
+		if after, ok := retryWithin(err, left, now.Sub(startOf(e))); ok {
+			ctrl.LoggerFrom(ctx).Error(err, "Retrying before the run's deadline", "requeueAfter", after)
+			o.Message = waitedFor(o, err)
+			return o, ctrl.Result{RequeueAfter: after}, nil
+		}
+		if err == nil && (res.RequeueAfter == 0 || res.RequeueAfter > left) {
+			res.RequeueAfter = left
+		}
+		return o, res, err
+	}
+	result := ended(e, waitedFor(o, err))
+	record(e, result, metav1.NewTime(now))
+	r.Recorder.Eventf(e, nil, corev1.EventTypeWarning, result.Verdict, "Judge", "%s", result.Reason)
+	return finished(e), ttlRequeue(e, now), nil
+}
+
+// advance creates the run, starts its executor, follows it, or judges it,
 // whichever is due. A run whose executor failed is judged at once: no more
 // records will come.
-func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
+func (r *Reconciler) advance(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
 	kit.Outcome, ctrl.Result, error) {
 	if cerr != nil {
 		return kit.ConnectFailure(cerr)
@@ -95,7 +127,13 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 	if o, adopted := adoption(conn, e, id); adopted {
 		return o, ctrl.Result{}, nil
 	}
-	run, o, err := r.read(ctx, conn, e, id)
+	// Once the run exists its references never hold it up: a lost one is
+	// only named, so resolve gives no outcome to wait with.
+	refs, _, err := r.resolve(ctx, e, true)
+	if err != nil {
+		return derefOutcome(nil), ctrl.Result{}, err
+	}
+	run, o, err := r.read(ctx, conn, e, id, refs)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
@@ -117,21 +155,18 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 	case run.Completed():
 		unfinished = ""
 	case !humanOnlyDone && unfinished == "":
-		return kit.Progressing(v1alpha1.ReasonRunning, progress(run)),
+		return kit.Progressing(v1alpha1.ReasonRunning, progress(run, refs.missing)),
 			ctrl.Result{RequeueAfter: min(timeoutOf(e)-elapsed, pollAfter(elapsed))}, nil
 	}
-	return r.judge(ctx, conn, e, run, unfinished)
+	return r.judge(ctx, conn, e, run, refs, unfinished)
 }
 
 // read reads run id: from the service, or, where the service is standalone,
-// from e's status, where the REST server counts what is written to it.
-func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string) (
-	remote.Run, *kit.Outcome, error) {
+// from e's status, where the REST server counts what is written to it for
+// the Metrics of refs.
+func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string,
+	refs refs) (remote.Run, *kit.Outcome, error) {
 	if !conn.HoldsCopies() {
-		refs, o, err := r.resolve(ctx, e)
-		if o != nil || err != nil {
-			return remote.Run{}, o, err
-		}
 		if e.Status.ExpectedRecords == nil && refs.testcases != nil {
 			// A run the REST server created: it expects its Testset's testcases.
 			n := clamp32(*refs.testcases)
@@ -163,6 +198,11 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	refs, o, err := r.prepare(ctx, conn, e)
 	if o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
+	}
+	if !r.Clock.Now().Before(deadlineOf(e)) {
+		// Too late for a run to be judged in time: step ends the run.
+		return kit.Progressing(v1alpha1.ReasonReferencesNotReady,
+			"its Testset and Metrics were Ready only after the timeout"), ctrl.Result{}, nil
 	}
 	guarded := false
 	guard := func(ctx context.Context) error {
@@ -210,7 +250,7 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 			return derefOutcome(o), ctrl.Result{}, err
 		}
 	}
-	return kit.Progressing(v1alpha1.ReasonRunning, progress(run)), ctrl.Result{RequeueAfter: minPoll}, nil
+	return kit.Progressing(v1alpha1.ReasonRunning, progress(run, nil)), ctrl.Result{RequeueAfter: minPoll}, nil
 }
 
 // prepare resolves the run's references, checks its executor and that its
@@ -223,7 +263,7 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 			"record of the Metrics that judge a run: name them by spec.metricRefs, not metricIds")
 		return refs{}, &o, nil
 	}
-	refs, o, err := r.resolve(ctx, e)
+	refs, o, err := r.resolve(ctx, e, false)
 	if o != nil || err != nil {
 		return refs, o, err
 	}
@@ -236,15 +276,13 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 	return refs, o, err
 }
 
-// judge reads the run's scores page by page and records the verdict.
+// judge reads the run's scores page by page and records the verdict. A
+// Testset or Metric the run lost since it was created makes the verdict at
+// best Inconclusive, naming it; a lost Metric's scores are not judged.
 func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
-	unfinished string) (kit.Outcome, ctrl.Result, error) {
-	refs, o, err := r.resolve(ctx, e)
-	if o == nil && err == nil {
-		// A run whose id a person recorded was never checked at its create.
-		o, err = r.owned(ctx, conn, e, refs.projects)
-	}
-	if o != nil || err != nil {
+	refs refs, unfinished string) (kit.Outcome, ctrl.Result, error) {
+	// A run whose id a person recorded was never checked at its create.
+	if o, err := r.owned(ctx, conn, e, refs.projects); o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
 	metrics, err := refs.judged(ctx, conn.Client(), e, run)
@@ -263,7 +301,7 @@ func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1al
 	if run.Expected != nil {
 		expected = *run.Expected
 	}
-	result := tally.Result(expected, unfinished, criteriaOf(e))
+	result := tally.Result(expected, unfinishedBy(refs.missing, unfinished), criteriaOf(e))
 	record(e, result, metav1.NewTime(r.Clock.Now()))
 	eventType := corev1.EventTypeNormal
 	if result.Verdict != verdict.Passed {

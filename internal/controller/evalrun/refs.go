@@ -46,36 +46,64 @@ type refs struct {
 	// projects are the projects of the Testset and Metrics named by
 	// reference, for the check of the run's projectId (owned).
 	projects []string
+	// missing say which of them the run lost after it was created, each in
+	// a sentence: the run is judged without them.
+	missing []string
 }
 
-// resolve reads the run's Testset and Metrics from the cluster. One that
-// does not exist or is not Ready yet comes back as the outcome to wait with:
-// nothing is called until all are.
-func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun) (refs, *kit.Outcome, error) {
+// resolve reads the run's Testset and Metrics from the cluster. Before the
+// run exists (running false), one that does not exist or is not Ready yet
+// comes back as the outcome to wait with: nothing is called until all are.
+// Once it exists, such an object neither blocks nor resets the run: it is
+// left out and named in missing, and the run is judged without it.
+func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, running bool) (refs, *kit.Outcome, error) {
 	out := refs{testsetID: string(e.Spec.TestsetID)}
 	for _, id := range e.Spec.MetricIDs {
 		out.metricIDs = append(out.metricIDs, string(id))
 	}
+	// lost waits for the object before the run exists, or notes it missing after.
+	lost := func(why string) *kit.Outcome {
+		if running {
+			out.missing = append(out.missing, why)
+			return nil
+		}
+		o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, why)
+		return &o
+	}
 	if ref := e.Spec.TestsetRef; ref != nil {
 		t := &v1alpha1.Testset{}
-		if o, err := r.readReady(ctx, e, "Testset", ref.Name, t); o != nil || err != nil {
-			return refs{}, o, err
+		why, err := r.unusable(ctx, e, "Testset", ref.Name, t, running)
+		switch {
+		case err != nil:
+			return refs{}, nil, err
+		case why != "":
+			if o := lost(why); o != nil {
+				return refs{}, o, nil
+			}
+		default:
+			out.testsetID = t.RecordedID()
+			out.projects = append(out.projects, string(t.Spec.ProjectID))
+			n := int(t.Status.Testcases)
+			out.testcases = &n
 		}
-		out.testsetID = t.RecordedID()
-		out.projects = append(out.projects, string(t.Spec.ProjectID))
-		n := int(t.Status.Testcases)
-		out.testcases = &n
 	}
 	for _, ref := range e.Spec.MetricRefs {
 		m := &v1alpha1.Metric{}
-		if o, err := r.readReady(ctx, e, "Metric", ref.Name, m); o != nil || err != nil {
-			return refs{}, o, err
+		why, err := r.unusable(ctx, e, "Metric", ref.Name, m, running)
+		if err == nil && why == "" && m.Spec.OutputType != verdict.Boolean && m.Status.PassingThreshold == nil {
+			why = fmt.Sprintf("Metric %s has no passingThreshold in its status", ref.Name)
 		}
-		if m.Spec.OutputType != verdict.Boolean && m.Status.PassingThreshold == nil {
-			return refs{}, notReady("Metric %s has no passingThreshold in its status yet", ref.Name), nil
+		switch {
+		case err != nil:
+			return refs{}, nil, err
+		case why != "":
+			if o := lost(why); o != nil {
+				return refs{}, o, nil
+			}
+		default:
+			out.metrics = append(out.metrics, remote.JudgingOf(m))
+			out.projects = append(out.projects, string(m.Spec.ProjectID))
 		}
-		out.metrics = append(out.metrics, remote.JudgingOf(m))
-		out.projects = append(out.projects, string(m.Spec.ProjectID))
 	}
 	return out, nil, nil
 }
@@ -86,25 +114,28 @@ type remoteObject interface {
 	RecordedID() string
 }
 
-// readReady reads the object kind name of e's namespace into obj; an object
-// missing, not Ready or without a remote id is the outcome to wait with.
-func (r *Reconciler) readReady(ctx context.Context, e *v1alpha1.EvaluationRun, kind, name string, obj remoteObject) (
-	*kit.Outcome, error) {
+// unusable reads the object kind name of e's namespace into obj and says
+// why the run cannot use it, or "" when it can: before the run exists
+// (running false) it must exist, be Ready and have a remote id; after, it
+// must still exist, not be being deleted, and have a remote id.
+func (r *Reconciler) unusable(ctx context.Context, e *v1alpha1.EvaluationRun, kind, name string, obj remoteObject,
+	running bool) (string, error) {
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: e.Namespace, Name: name}, obj)
 	switch {
+	case apierrors.IsNotFound(err) && running:
+		return fmt.Sprintf("%s %s was deleted after the run was created", kind, name), nil
 	case apierrors.IsNotFound(err):
-		return notReady("%s %s not found; the run is created once it exists and is Ready", kind, name), nil
+		return fmt.Sprintf("%s %s not found", kind, name), nil
 	case err != nil:
-		return nil, fmt.Errorf("reading %s %s: %w", kind, name, err)
-	case !meta.IsStatusConditionTrue(*obj.GetConditions(), v1alpha1.ConditionReady) || obj.RecordedID() == "":
-		return notReady("%s %s is not Ready; the run is created once it is", kind, name), nil
+		return "", fmt.Errorf("reading %s %s: %w", kind, name, err)
+	case running && !obj.GetDeletionTimestamp().IsZero():
+		return fmt.Sprintf("%s %s is being deleted after the run was created", kind, name), nil
+	case running && obj.RecordedID() == "":
+		return fmt.Sprintf("%s %s has no remote id since the run was created", kind, name), nil
+	case !running && (!meta.IsStatusConditionTrue(*obj.GetConditions(), v1alpha1.ConditionReady) || obj.RecordedID() == ""):
+		return fmt.Sprintf("%s %s is not Ready", kind, name), nil
 	}
-	return nil, nil
-}
-
-func notReady(format string, args ...any) *kit.Outcome {
-	o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, fmt.Sprintf(format, args...))
-	return &o
+	return "", nil
 }
 
 // request is the run to create.

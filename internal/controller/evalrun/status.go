@@ -18,12 +18,16 @@ package evalrun
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
@@ -41,13 +45,15 @@ func observe(e *v1alpha1.EvaluationRun, run remote.Run) {
 
 func clamp32(n int) int32 { return int32(min(max(n, 0), 1<<31-1)) } //nolint:gosec // clamped
 
-// progress says where a run in progress stands.
-func progress(run remote.Run) string {
+// progress says where a run in progress stands, and what it lost since it
+// was created (missing).
+func progress(run remote.Run, missing []string) string {
 	expected := "?"
 	if run.Expected != nil {
 		expected = fmt.Sprint(*run.Expected)
 	}
-	return fmt.Sprintf("run %s is %s: %d of %s records, %d scores", run.ID, run.Status, run.Records, expected, run.Scores)
+	return strings.Join(append([]string{fmt.Sprintf("run %s is %s: %d of %s records, %d scores", run.ID, run.Status,
+		run.Records, expected, run.Scores)}, missing...), "; ")
 }
 
 // startOf is when e's run was created: status.startTime, or, should that
@@ -57,6 +63,60 @@ func startOf(e *v1alpha1.EvaluationRun) time.Time {
 		return e.Status.StartTime.Time
 	}
 	return e.CreationTimestamp.Time
+}
+
+// deadlineOf is when e ends at the latest: its run's start plus its
+// timeout. Before the run exists, startOf is the object's creation, so a
+// run whose references never become Ready ends at its timeout too.
+func deadlineOf(e *v1alpha1.EvaluationRun) time.Time { return startOf(e).Add(timeoutOf(e)) }
+
+// unfinishedBy says why a run is judged short of a full verdict: what it
+// lost since it was created, then why it was judged unfinished, if it was.
+func unfinishedBy(missing []string, unfinished string) string {
+	if unfinished != "" {
+		missing = append(slices.Clip(missing), unfinished)
+	}
+	return strings.Join(missing, "; ")
+}
+
+// waitedFor is what a run that did not advance waited for: its outcome's
+// message, with the error that held it back.
+func waitedFor(o kit.Outcome, err error) string {
+	if err == nil || strings.Contains(o.Message, err.Error()) {
+		return o.Message
+	}
+	return o.Message + ": " + err.Error()
+}
+
+// retryWithin is when a run whose step failed with err, left before its
+// deadline after elapsed, is retried: when the work queue's backoff could
+// outlast the deadline, at its next poll or its deadline, whichever comes
+// first. ok is false where the backoff is due: no error, a deadline further
+// than the longest backoff, or an error with its own retry (a conflict, a
+// call held back by its service's limits, a cache not caught up).
+func retryWithin(err error, left, elapsed time.Duration) (after time.Duration, ok bool) {
+	_, throttled := remote.ThrottledFor(err)
+	_, lagging := remote.CacheLagFor(err)
+	if err == nil || left > kit.BackoffMax || apierrors.IsConflict(err) || throttled || lagging {
+		return 0, false
+	}
+	return min(left, pollAfter(elapsed)), true
+}
+
+// ended is the verdict of a run that reached its deadline while it waited
+// for what waited says: Inconclusive, whether or not its run exists.
+func ended(e *v1alpha1.EvaluationRun, waited string) verdict.Result {
+	timeout := timeoutOf(e)
+	var reason string
+	switch id := e.RecordedID(); {
+	case id != "":
+		reason = fmt.Sprintf("run %s could not be judged within the timeout (%s): %s", id, timeout, waited)
+	case e.CreatePending():
+		reason = fmt.Sprintf("no verdict within the timeout (%s): %s", timeout, waited)
+	default:
+		reason = fmt.Sprintf("no run was created within the timeout (%s): %s", timeout, waited)
+	}
+	return verdict.Result{Verdict: verdict.Inconclusive, Reason: reason}
 }
 
 func timeoutOf(e *v1alpha1.EvaluationRun) time.Duration {
@@ -93,9 +153,12 @@ func minPassRate(e *v1alpha1.EvaluationRun, name, id string) float64 {
 	return orOne(e.Spec.PassCriteria.MinPassRate)
 }
 
-// record writes res into e's status and its Passed condition.
+// record writes res into e's status and its Passed condition; a result
+// without Metrics (a run ended unjudged) leaves status.metrics as it was.
 func record(e *v1alpha1.EvaluationRun, res verdict.Result, now metav1.Time) {
-	e.Status.Metrics = make([]v1alpha1.MetricResult, len(res.Metrics))
+	if res.Metrics != nil { // a run ended unjudged keeps the counts it had
+		e.Status.Metrics = make([]v1alpha1.MetricResult, len(res.Metrics))
+	}
 	for i, m := range res.Metrics {
 		e.Status.Metrics[i] = v1alpha1.MetricResult{ID: m.ID, Name: m.Name, Passed: clamp32(m.Passed),
 			Failed: clamp32(m.Failed), Unscored: clamp32(m.Unscored), PassRate: m.PassRate, MinPassRate: m.MinPassRate,
