@@ -35,7 +35,7 @@ func TestWaitingFor(t *testing.T) {
 	if want := "Metric exact not found; Metric quality is not Ready (Rejected: 400)"; two != want {
 		t.Errorf("two: %q, want %q", two, want)
 	}
-	var many []string
+	many := make([]string, 0, 13)
 	for i := range 13 {
 		many = append(many, fmt.Sprintf("Metric m%d not found", i))
 	}
