@@ -27,6 +27,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -99,6 +100,9 @@ func run(o options) (err error) {
 		cancel()
 	}()
 
+	if err := checkFree(o.addresses()); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(o.stateDir, 0o700); err != nil {
 		return fmt.Errorf("creating the state directory: %w", err)
 	}
@@ -130,6 +134,34 @@ func run(o options) (err error) {
 	case <-mgr.Done():
 		return errors.Join(fmt.Errorf("the manager exited; see %s", logPath), mgr.Err())
 	}
+}
+
+// address is one the manager listens on, with the flag that moves it.
+type address struct {
+	flag, addr, what string
+}
+
+func (o options) addresses() []address {
+	return []address{
+		{"serve-api", o.serveAPI, "the REST server"},
+		{"health-probe-bind-address", o.probeAddr, "the probes"},
+		{"metrics-bind-address", o.metricsAddr, "the metrics"},
+	}
+}
+
+// checkFree fails on the first address another process listens on. Checked
+// before anything starts: else the manager exits only after the banner, or
+// its readiness probe is answered by that other process.
+func checkFree(addrs []address) error {
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			return fmt.Errorf("%s cannot listen on %s (%w): stop what listens there, or move it with "+
+				"bin/dev --manager=bin/manager --%s=ADDRESS", a.what, a.addr, err, a.flag)
+		}
+		_ = l.Close()
+	}
+	return nil
 }
 
 // createDemo creates the demo namespace and its API key Secret, labelled for

@@ -109,7 +109,9 @@ var _ = Describe("EvaluationRun reconciler", func() {
 	It("creates the run once when its Testset and Metrics are Ready, follows it, and judges it Passed", func() {
 		e := newRun(ns, "release-42", "exact", "quality")
 		Expect(k8s.Create(rootCtx, e)).To(Succeed())
-		Eventually(readyCondition(e)).Should(haveReason(metav1.ConditionFalse, v1alpha1.ReasonReferencesNotReady))
+		Eventually(readyCondition(e)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonReferencesNotReady),
+			HaveField("Message", And(ContainSubstring("Metric exact not found"), ContainSubstring("Metric quality not found")))),
+			"every unmet reference is named at once")
 		Expect(up.Calls(evalapitest.OpCreateRun)).To(BeZero(), "nothing is called until the references are Ready")
 
 		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())

@@ -21,14 +21,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
@@ -52,24 +55,17 @@ type refs struct {
 }
 
 // resolve reads the run's Testset and Metrics from the cluster. Before the
-// run exists (running false), one that does not exist or is not Ready yet
-// comes back as the outcome to wait with: nothing is called until all are.
-// Once it exists, such an object neither blocks nor resets the run: it is
-// left out and named in missing, and the run is judged without it.
+// run exists (running false), those that do not exist or are not Ready yet
+// come back, all of them, as the outcome to wait with: nothing is called
+// until all are. Once it exists, such an object neither blocks nor resets
+// the run: it is left out and named in missing, and the run is judged
+// without it.
 func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, running bool) (refs, *kit.Outcome, error) {
 	out := refs{testsetID: string(e.Spec.TestsetID)}
 	for _, id := range e.Spec.MetricIDs {
 		out.metricIDs = append(out.metricIDs, string(id))
 	}
-	// lost waits for the object before the run exists, or notes it missing after.
-	lost := func(why string) *kit.Outcome {
-		if running {
-			out.missing = append(out.missing, why)
-			return nil
-		}
-		o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, why)
-		return &o
-	}
+	var unmet []string
 	if ref := e.Spec.TestsetRef; ref != nil {
 		t := &v1alpha1.Testset{}
 		why, err := r.unusable(ctx, e, "Testset", ref.Name, t, running)
@@ -77,9 +73,7 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, run
 		case err != nil:
 			return refs{}, nil, err
 		case why != "":
-			if o := lost(why); o != nil {
-				return refs{}, o, nil
-			}
+			unmet = append(unmet, why)
 		default:
 			out.testsetID = t.RecordedID()
 			out.projects = append(out.projects, string(t.Spec.ProjectID))
@@ -97,15 +91,50 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, run
 		case err != nil:
 			return refs{}, nil, err
 		case why != "":
-			if o := lost(why); o != nil {
-				return refs{}, o, nil
-			}
+			unmet = append(unmet, why)
 		default:
 			out.metrics = append(out.metrics, remote.JudgingOf(m))
 			out.projects = append(out.projects, string(m.Spec.ProjectID))
 		}
 	}
+	if !running && len(unmet) > 0 {
+		o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, waitingFor(unmet))
+		return refs{}, &o, nil
+	}
+	out.missing = unmet
 	return out, nil, nil
+}
+
+// maxUnmet is how many unmet references a waiting run names: a run may
+// name 50 Metrics, and its message is read in a terminal.
+const maxUnmet = 10
+
+// waitingFor is the message of a run waiting for its references: each
+// unmet one in its sentence, at most maxUnmet, then how many more.
+func waitingFor(unmet []string) string {
+	if len(unmet) <= maxUnmet {
+		return strings.Join(unmet, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(unmet[:maxUnmet], "; "), len(unmet)-maxUnmet)
+}
+
+// maxReason is how many bytes of a referenced object's own Ready message a
+// run quotes: enough to say why, and ten of them still fit a terminal.
+const maxReason = 160
+
+// notReady says why obj of kind name is not Ready, with its own Ready
+// reason and message when it has them, so the run's reader need not look
+// up each object.
+func notReady(kind, name string, obj remoteObject) string {
+	why := fmt.Sprintf("%s %s is not Ready", kind, name)
+	c := meta.FindStatusCondition(*obj.GetConditions(), v1alpha1.ConditionReady)
+	switch {
+	case c == nil || c.Status == metav1.ConditionTrue:
+		return why
+	case c.Message == "":
+		return fmt.Sprintf("%s (%s)", why, c.Reason)
+	}
+	return fmt.Sprintf("%s (%s: %s)", why, c.Reason, quote.Cut(c.Message, maxReason))
 }
 
 // remoteObject is a Metric or a Testset.
@@ -133,7 +162,7 @@ func (r *Reconciler) unusable(ctx context.Context, e *v1alpha1.EvaluationRun, ki
 	case running && obj.RecordedID() == "":
 		return fmt.Sprintf("%s %s has no remote id since the run was created", kind, name), nil
 	case !running && (!meta.IsStatusConditionTrue(*obj.GetConditions(), v1alpha1.ConditionReady) || obj.RecordedID() == ""):
-		return fmt.Sprintf("%s %s is not Ready", kind, name), nil
+		return notReady(kind, name, obj), nil
 	}
 	return "", nil
 }
