@@ -69,6 +69,9 @@ type Record struct {
 	Inputs     json.RawMessage `json:"inputs"`
 	Expected   json.RawMessage `json:"expected"`
 	Outputs    json.RawMessage `json:"outputs"`
+	// SessionID is the session the record belongs to, as the Python SDK
+	// sends it; the service's OpenAPI does not list it yet.
+	SessionID string `json:"sessionId,omitempty"`
 }
 
 // Score is one Metric's score of one Record. MetricConfigID names the

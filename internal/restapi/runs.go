@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,14 +61,19 @@ const runKind = "EvaluationRun"
 // scored-records bitmap of each Metric is at most 1,250 bytes.
 const maxRunRecords = 10000
 
+// maxSessionIDLen bounds a record's sessionId, in characters.
+const maxSessionIDLen = 256
+
 // recordRequest is the body of a record create; otelLinkId, which the SDKs
-// send, is accepted and not kept.
+// send, is accepted and not kept; sessionId, which the Python SDK sends
+// though the service's OpenAPI does not list it yet, is answered back.
 type recordRequest struct {
 	TestcaseID string          `json:"testcaseId,omitempty"`
 	Inputs     json.RawMessage `json:"inputs"`
 	Expected   json.RawMessage `json:"expected"`
 	Outputs    json.RawMessage `json:"outputs"`
 	OtelLinkID string          `json:"otelLinkId,omitempty"`
+	SessionID  string          `json:"sessionId,omitempty"`
 }
 
 // runRefs are a run's Metrics and Testset as the cluster holds them.
@@ -313,6 +319,10 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) response {
 			errs = append(errs, fieldError{Field: f.name, Message: "must be a JSON object"})
 		}
 	}
+	if utf8.RuneCountInString(req.SessionID) > maxSessionIDLen || !evaluationv1alpha1.ValidLineText(req.SessionID) {
+		errs = append(errs, fieldError{Field: "sessionId", Message: fmt.Sprintf(
+			"must be at most %d characters; it %s", maxSessionIDLen, evaluationv1alpha1.LineTextRule)})
+	}
 	if len(errs) > 0 {
 		return validationError(errs...).response()
 	}
@@ -334,7 +344,7 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) response {
 	}
 	id := run.RecordedID()
 	return response{status: http.StatusCreated, body: evalapi.Record{ID: id + "." + strconv.Itoa(int(n)), RunID: id,
-		TestcaseID: req.TestcaseID, Inputs: req.Inputs, Expected: req.Expected, Outputs: req.Outputs}}
+		TestcaseID: req.TestcaseID, Inputs: req.Inputs, Expected: req.Expected, Outputs: req.Outputs, SessionID: req.SessionID}}
 }
 
 // upsertScore is PUT /records/{recordId}/scores/{metricConfigId}: the score

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -118,6 +119,28 @@ var _ = Describe("Runs, records and scores", func() {
 		Expect(runOf(send(request{method: http.MethodGet, path: BasePath + "/runs/" + run.ID, key: t.key})).Status).
 			To(Equal("completed"))
 		Expect(postRecord(t, run.ID, "late").status).To(Equal(http.StatusConflict), "a judged run takes no more records")
+	})
+
+	It("accepts the sessionId the Python SDK sends on a record and answers it back; refuses a bad one naming it", func() {
+		run := runOf(send(request{method: http.MethodPost, path: runsPath, key: t.key, body: `{"metricIds":["` + metricID + `"]}`}))
+		record := func(sessionID string) reply {
+			GinkgoHelper()
+			b, err := json.Marshal(map[string]any{"testcaseId": "tc", "inputs": map[string]any{}, "expected": map[string]any{},
+				"outputs": map[string]any{}, "sessionId": sessionID})
+			Expect(err).NotTo(HaveOccurred())
+			return send(request{method: http.MethodPost, path: BasePath + "/runs/" + run.ID + "/records", key: t.key, body: string(b)})
+		}
+		rep := record("sess-42")
+		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+		Expect(decodeAny(rep.body)).To(HaveKeyWithValue("sessionId", "sess-42"))
+		rep = record(strings.Repeat("é", maxSessionIDLen))
+		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+
+		expectValidationError(record(strings.Repeat("s", maxSessionIDLen+1)), "sessionId")
+		expectValidationError(record("sess\n42"), "sessionId")
+		expectValidationError(record("sess\u007f"), "sessionId")
+		Expect(runOf(send(request{method: http.MethodGet, path: BasePath + "/runs/" + run.ID, key: t.key})).NumRecords).
+			To(Equal(2), "a refused record is not counted")
 	})
 
 	It("refuses unknown Metrics and Testsets, records of unknown runs, and another namespace's run", func() {
