@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,13 +29,14 @@ import (
 
 type validateOptions struct {
 	checkOptions
-	output string
+	output     string
+	noRefCheck bool
 }
 
 func newValidateCommand(kube *kubeFlags) *cobra.Command {
 	o := &validateOptions{checkOptions: checkOptions{kube: kube}}
 	cmd := &cobra.Command{
-		Use:   "validate [PATH...] [--base REV | --live] [-o text|json|github]",
+		Use:   "validate [PATH...] [--base REV | --live] [--no-ref-check] [-o text|json|github]",
 		Short: "Check Metric and deletion manifests as the API server would admit them",
 		Long: `Reads YAML files, directories (recursively) or standard input (- or no path; kustomize
 build output works) and checks every object of the operator's kinds (Metric,
@@ -44,7 +46,10 @@ server's own validation code: unknown fields (as kubectl's strict field
 validation), defaults, the OpenAPI schema, every CEL rule, and metadata. A
 Testset's testcases are checked as the operator reads them (JSON objects, a
 unique keyField) when they are inline or in a ConfigMap among the manifests.
-Other kinds are counted and ignored.
+An EvaluationRun's testsetRef and metricRefs must name a Testset and Metrics of
+its namespace among the manifests (with --live, or in the cluster); turn this
+off with --no-ref-check when they are kept elsewhere. Other kinds are counted
+and ignored.
 
 Transition rules (an immutable projectId, testcaseIds, ...) need the old version:
 with --base REV, the same paths at the Git revision REV; with --live, the objects
@@ -58,6 +63,8 @@ Exit code 1 if any object is invalid, 2 for bad usage or unreadable input.`,
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "the output format: text, json or github (workflow annotations)")
+	cmd.Flags().BoolVar(&o.noRefCheck, "no-ref-check", false,
+		"do not require the Metrics and Testset an EvaluationRun names to be among the manifests (or, with --live, in the cluster)")
 	return cmd
 }
 
@@ -72,6 +79,11 @@ func (o *validateOptions) run(cmd *cobra.Command, paths []string) error {
 	if err != nil {
 		return err
 	}
+	if !o.noRefCheck {
+		if err := o.checkRefs(cmd.Context(), res); err != nil {
+			return err
+		}
+	}
 	if err := write(cmd.OutOrStdout(), res); err != nil {
 		return err
 	}
@@ -79,6 +91,20 @@ func (o *validateOptions) run(cmd *cobra.Command, paths []string) error {
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d objects invalid", n, len(res.objects))}
 	}
 	return nil
+}
+
+// checkRefs checks the references of the runs among the manifests, and with
+// --live those the cluster satisfies.
+func (o *validateOptions) checkRefs(ctx context.Context, res checkResult) error {
+	var inCluster existsFunc
+	if o.live {
+		c, _, err := o.kube.client()
+		if err != nil {
+			return usageError(err)
+		}
+		inCluster = liveExists(c)
+	}
+	return checkRefs(ctx, res, inCluster)
 }
 
 func summary(res checkResult) string {
