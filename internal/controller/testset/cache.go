@@ -38,12 +38,14 @@ type setCache struct {
 	by       map[string]*list.Element
 }
 
-// cachedSet is a source's set, or the bad data it holds.
+// cachedSet is a source's set, or the bad data it holds, or, with alias
+// set, another name of the set held under alias.
 type cachedSet struct {
-	key  string
-	set  testcases.Set
-	err  error
-	size int64
+	key   string
+	alias string
+	set   testcases.Set
+	err   error
+	size  int64
 }
 
 // caseOverhead is a testcase's memory beside its data and key: its Case,
@@ -63,7 +65,21 @@ func (c *setCache) get(key string) (cachedSet, bool) {
 		return cachedSet{}, false
 	}
 	c.order.MoveToFront(e)
+	if to := e.Value.(*cachedSet).alias; to != "" {
+		if e, ok = c.by[to]; !ok {
+			return cachedSet{}, false
+		}
+		c.order.MoveToFront(e)
+	}
 	return *e.Value.(*cachedSet), true
+}
+
+// alias makes key another name of the set held under to, for the cost of
+// the two names: a ConfigMap's version names the set of its data's hash.
+func (c *setCache) alias(key, to string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.push(&cachedSet{key: key, alias: to, size: int64(len(key) + len(to))})
 }
 
 // put holds key's set, or the bad data err it holds; any other error is
@@ -78,14 +94,20 @@ func (c *setCache) put(key string, set testcases.Set, err error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.by[key]; ok {
+	c.push(&cachedSet{key: key, set: set, err: err, size: size})
+}
+
+// push holds s in place of any entry of its key, then drops the least
+// recently used entries while over capacity.
+func (c *setCache) push(s *cachedSet) {
+	if e, ok := c.by[s.key]; ok {
 		c.remove(e)
 	}
-	if size > c.capacity {
+	if s.size > c.capacity {
 		return
 	}
-	c.by[key] = c.order.PushFront(&cachedSet{key: key, set: set, err: err, size: size})
-	for c.used += size; c.used > c.capacity; {
+	c.by[s.key] = c.order.PushFront(s)
+	for c.used += s.size; c.used > c.capacity; {
 		c.remove(c.order.Back())
 	}
 }

@@ -90,6 +90,26 @@ func TestSetCacheHoldsAtMostItsCapacity(t *testing.T) {
 	}
 }
 
+func TestSetCacheAliasCostsOnlyItsNames(t *testing.T) {
+	c := newSetCache(900)
+	set := testcases.Set{Cases: make([]testcases.Case, 3)}
+	for i := range set.Cases {
+		set.Cases[i] = testcases.Case{Key: "k", Data: make([]byte, 100)}
+	}
+	c.put("content", set, nil) // 599 bytes: a second copy would not fit
+	c.alias("version", "content")
+	if got, ok := c.get("version"); !ok || len(got.set.Cases) != 3 {
+		t.Fatal("the alias must name the held set")
+	}
+	if _, ok := c.get("content"); !ok {
+		t.Fatal("the set must still be held: an alias costs its names, not the set")
+	}
+	c.put("other", set, nil) // the content goes; the alias names nothing
+	if _, ok := c.get("version"); ok {
+		t.Error("an alias of a dropped set must miss")
+	}
+}
+
 func TestFetchLineSharesTheWorkers(t *testing.T) {
 	l := newFetchLine(8) // 2 a namespace, 4 in all
 	leaveA1, _ := l.enter("a", "1")

@@ -144,7 +144,7 @@ func (r *Reconciler) fromConfigMap(ctx context.Context, namespace string, ref v1
 		got.set, got.err = r.limits.FromLines(strings.NewReader(data), field)
 		r.sets.put(content, got.set, got.err)
 	}
-	r.sets.put(version(cm.ResourceVersion), got.set, got.err)
+	r.sets.alias(version(cm.ResourceVersion), content)
 	return r.configMapSet(namespace, ref.Name, dataKey, h, got)
 }
 
