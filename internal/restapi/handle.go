@@ -84,9 +84,6 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
-	if local != nil && local.complete != nil {
-		local.complete(req.obj)
-	}
 	settle, err := s.checkBudget(r.Context(), ep, req)
 	if err != nil {
 		return s.failure(ep.kind, err)
@@ -142,7 +139,7 @@ func (s *Server) plan(ctx context.Context, ep *endpoint, obj client.Object) (loc
 	if err != nil {
 		return nil, 0, err
 	}
-	if !conn.HoldsCopies() {
+	if ep.local != nil && conn.CarriedOutByCommit(obj) {
 		local = ep.local
 	}
 	calls = 1

@@ -30,7 +30,6 @@ import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // Testsets in the API. A Testset is in the API once it records a remote id
@@ -80,8 +79,7 @@ func createTestset() *endpoint {
 		},
 		fields:  specFields(nil),
 		succeed: answer,
-		local: &localCreate{complete: assignID(evaluationv1alpha1.TestsetIDAnnotation, remote.NewTestsetID),
-			answer: answer, readable: true},
+		local:   &localCreate{answer: answer, readable: true},
 	}
 }
 

@@ -44,9 +44,6 @@ import (
 // reference. It returns the outcome that stops e, or nil.
 func (r *Reconciler) owned(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, projects []string) (
 	*kit.Outcome, error) {
-	if !conn.HoldsCopies() {
-		return nil, nil
-	}
 	if id := string(e.Spec.TestsetID); id != "" {
 		var list v1alpha1.TestsetList
 		if err := r.Client.List(ctx, &list, client.MatchingFields{kit.TestsetIDIndex: id}); err != nil {
@@ -117,7 +114,7 @@ func sharedKey(conn *remote.Connection) string {
 // person recorded in its run-id annotation rather than the operator at the
 // create (status.runId), under a shared key: whose run it is cannot be told.
 func adoption(conn *remote.Connection, e *v1alpha1.EvaluationRun, id string) (kit.Outcome, bool) {
-	if !conn.HoldsCopies() || conn.MayAdopt || e.Status.RunID == id {
+	if conn.MayAdopt || e.Status.RunID == id {
 		return kit.Outcome{}, false
 	}
 	return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(

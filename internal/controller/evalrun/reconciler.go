@@ -161,20 +161,12 @@ func (r *Reconciler) advance(ctx context.Context, conn *remote.Connection, cerr 
 	return r.judge(ctx, conn, e, run, refs, unfinished)
 }
 
-// read reads run id: from the service, or, where the service is standalone,
-// from e's status, where the REST server counts what is written to it for
-// the Metrics of refs.
+// read reads run id: from the service, or, where the cluster keeps the
+// run, from e's status, where the REST server counts what is written to it
+// for the Metrics of refs.
 func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string,
 	refs refs) (remote.Run, *kit.Outcome, error) {
-	if !conn.HoldsCopies() {
-		if e.Status.ExpectedRecords == nil && refs.testcases != nil {
-			// A run the REST server created: it expects its Testset's testcases.
-			n := clamp32(*refs.testcases)
-			e.Status.ExpectedRecords = &n
-		}
-		return remote.LocalRun(e, refs.metrics), nil, nil
-	}
-	run, err := conn.Client().GetRun(ctx, id)
+	run, err := conn.Run(e).Get(ctx, refs.testcases, refs.metrics)
 	if err != nil {
 		o, _, err := kit.UpstreamFailure(err)
 		o.Message = "reading run " + id + ": " + o.Message
@@ -209,13 +201,13 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 		guarded = true
 		return kit.MarkPending(ctx, r.Client, r.Clock, e, conn.Endpoint, false)
 	}
-	run, err := conn.Client().CreateRun(context.WithoutCancel(ctx), refs.request(e), guard)
+	run, err := conn.Run(e).Create(context.WithoutCancel(ctx), refs.request(e), guard)
 	switch {
 	case err != nil && !guarded:
 		return kit.UpstreamFailure(err)
-	case !e.CreatePending() && conn.HoldsCopies():
-		// The guard's write failed: nothing was sent. (A standalone create
-		// sends nothing and needs no guard.)
+	case guarded && !e.CreatePending():
+		// The guard's write failed: nothing was sent. (A create that cannot
+		// leave a duplicate needs no guard.)
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 	case err != nil && remote.FailureOf(err) == remote.OutcomeUnknown:
 		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, "the create was sent but no answer came back, so the "+
@@ -226,9 +218,6 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 			return kit.Progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, cerr
 		}
 		return kit.UpstreamFailure(err)
-	}
-	if !conn.HoldsCopies() {
-		run.Expected = refs.testcases
 	}
 	return r.created(ctx, conn, e, run)
 }
@@ -258,9 +247,8 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 // run is created.
 func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
 	refs, *kit.Outcome, error) {
-	if !conn.HoldsCopies() && len(e.Spec.MetricIDs) > 0 {
-		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "on a standalone service the cluster is the "+
-			"record of the Metrics that judge a run: name them by spec.metricRefs, not metricIds")
+	if why := conn.Run(e).Unsupported(); why != "" {
+		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, why)
 		return refs{}, &o, nil
 	}
 	refs, o, err := r.resolve(ctx, e, false)
@@ -285,13 +273,14 @@ func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1al
 	if o, err := r.owned(ctx, conn, e, refs.projects); o != nil || err != nil {
 		return derefOutcome(o), ctrl.Result{}, err
 	}
-	metrics, err := refs.judged(ctx, conn.Client(), e, run)
+	c := conn.Run(e)
+	metrics, err := refs.judged(ctx, c, e, run)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		o.Message = "reading the run's Metrics: " + o.Message
 		return o, res, err
 	}
-	tally, err := r.tally(ctx, conn, e, run, metrics)
+	tally, err := c.Tally(ctx, run, metrics)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		o.Message = "reading the scores of run " + run.ID + ": " + o.Message
@@ -309,22 +298,6 @@ func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1al
 	}
 	r.Recorder.Eventf(e, nil, eventType, result.Verdict, "Judge", "run %s: %s, %s", run.ID, result.Verdict, result.Reason)
 	return finished(e), ttlRequeue(e, r.Clock.Now()), nil
-}
-
-// tally counts run's scores: read page by page from the service, or, for a
-// standalone run, the counts the REST server kept in e's status.
-func (r *Reconciler) tally(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
-	metrics []verdict.Metric) (*verdict.Tally, error) {
-	if !conn.HoldsCopies() {
-		counts := make([]verdict.Count, len(metrics))
-		for i, m := range metrics {
-			counts[i] = remote.CountOf(e, m.ID)
-		}
-		return verdict.FromCounts(metrics, run.Records, counts), nil
-	}
-	tally := verdict.NewTally(metrics)
-	err := conn.Client().Scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil })
-	return tally, err
 }
 
 // finished is the Ready outcome of a judged run, whatever its verdict.

@@ -35,7 +35,7 @@ const byNamePages = 100
 // createOrAdopt is the step of a Metric with no recorded id: with
 // adoptionPolicy ByName, look for its remote Metric by name first; create
 // only where managementPolicies allow it.
-func (r *Reconciler) createOrAdopt(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) createOrAdopt(ctx context.Context, conn *remote.Connection, c remote.MetricClient, m *v1alpha1.Metric) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	canCreate := m.Spec.Allows(v1alpha1.ManagementCreate)
@@ -50,7 +50,7 @@ func (r *Reconciler) createOrAdopt(ctx context.Context, conn *remote.Connection,
 
 // byName adopts the project's one Metric named as m's spec, or creates it
 // where canCreate.
-func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
+func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remote.MetricClient, m *v1alpha1.Metric,
 	canCreate bool) (kit.Outcome, ctrl.Result, error) {
 	if canCreate && !m.CreatePending() {
 		// The mark goes before the list: a crash between the list and the
@@ -95,7 +95,7 @@ func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remo
 // listNamed lists the project's Metrics named as m's spec that no other
 // object of the cluster holds. A Ready o means the list succeeded; any other
 // o is the outcome of its failure.
-func (r *Reconciler) listNamed(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) listNamed(ctx context.Context, c remote.MetricClient, m *v1alpha1.Metric) (
 	free []remote.Metric, complete bool, o kit.Outcome, res ctrl.Result, err error,
 ) {
 	named, complete, err := listWhere(ctx, c, m.Spec.ProjectID, byNamePages,
@@ -118,7 +118,7 @@ func (r *Reconciler) listNamed(ctx context.Context, c remote.Client, m *v1alpha1
 // AmbiguousName while its project holds other Metrics of its name that no
 // object of the cluster holds (two clusters created it at once): it neither
 // updates nor creates until a person deletes the extra copies.
-func (r *Reconciler) holdIfAmbiguous(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) holdIfAmbiguous(ctx context.Context, conn *remote.Connection, c remote.MetricClient, m *v1alpha1.Metric) (
 	bool, kit.Outcome, ctrl.Result, error,
 ) {
 	free, _, o, res, err := r.listNamed(ctx, c, m)
@@ -151,7 +151,7 @@ func (r *Reconciler) withoutPending(ctx context.Context, m *v1alpha1.Metric, o k
 // adoptByName records id as m's remote Metric, durably, as a create
 // records its answer, and then reads it as any adopted Metric; where conn
 // may not adopt, it looks again every drift interval.
-func (r *Reconciler) adoptByName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) adoptByName(ctx context.Context, conn *remote.Connection, c remote.MetricClient, m *v1alpha1.Metric, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	if !conn.MayAdopt {

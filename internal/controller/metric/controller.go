@@ -95,7 +95,7 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 	}
 	if m.CreatePending() {
 		// A create that never committed is sent again, through the guarded path.
-		c := conn.Client()
+		c := conn.Metric(m)
 		return r.settlePending(ctx, conn, c, m, func() (kit.Outcome, ctrl.Result, error) {
 			return r.createOrAdopt(ctx, conn, c, m)
 		})
@@ -104,14 +104,14 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 		// The service refused this very spec; it would refuse it again.
 		return o, ctrl.Result{}, err
 	}
-	return r.createOrAdopt(ctx, conn, conn.Client(), m)
+	return r.createOrAdopt(ctx, conn, conn.Metric(m), m)
 }
 
 // create sends the one create request. Where the service could end up
 // holding a duplicate, the client first calls guard, which records the
 // create-pending annotation; where it cannot (the cluster is the system of
 // record), the id is recorded in one conditional write.
-func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.MetricClient, m *v1alpha1.Metric) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	guarded := false

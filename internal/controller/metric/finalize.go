@@ -49,7 +49,7 @@ const forceHint = "; to delete the object and keep the remote Metric, set spec.d
 // wantsFinalizer reports whether deleting m must delete its remote Metric
 // first: by policy, and only when there is a remote copy to delete.
 func wantsFinalizer(conn *remote.Connection, m *v1alpha1.Metric) bool {
-	return conn.HoldsCopies() && m.Spec.DeletesRemote()
+	return conn.Metric(m).NeedsFinalizer()
 }
 
 // syncFinalizer adds the finalizer to a Metric that has, or may have, a
@@ -120,7 +120,7 @@ func (r *Reconciler) readBeforeDelete(ctx context.Context, conn *remote.Connecti
 	if o, refused := adoptionOutcome(conn, m, id); refused {
 		return false, kit.Ready(v1alpha1.EventOrphaned, o.Message), ctrl.Result{}, nil
 	}
-	seen, err := conn.Client().Observe(ctx, id, &m.Spec)
+	seen, err := conn.Metric(m).Observe(ctx, id, &m.Spec)
 	switch {
 	case err == nil:
 		seen.Metric.Record(&m.Status)
@@ -154,7 +154,7 @@ func kept(m *v1alpha1.Metric) string {
 func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric) (
 	kit.Outcome, ctrl.Result, error,
 ) {
-	c := conn.Client()
+	c := conn.Metric(m)
 	id := m.RecordedID()
 	if id == "" && m.CreatePending() {
 		// An earlier create may have made a remote Metric: the service's list

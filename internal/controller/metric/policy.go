@@ -73,7 +73,7 @@ func (r *Reconciler) recordSynced(m *v1alpha1.Metric, drifted []string) {
 // records Synced; different, it sends the spec as one update where the
 // policy allows Update (corrected), else reports the difference. got is
 // the remote Metric as it now is.
-func (r *Reconciler) settleDrift(ctx context.Context, c remote.Client, m *v1alpha1.Metric, id string,
+func (r *Reconciler) settleDrift(ctx context.Context, c remote.MetricClient, m *v1alpha1.Metric, id string,
 	seen remote.Observation) (got remote.Metric, corrected bool, err error) {
 	switch {
 	case seen.UpToDate:

@@ -91,7 +91,7 @@ func indexRemoteIDs(ctx context.Context, mgr ctrl.Manager) error {
 // none means it never committed, and uncommitted says what then (create it
 // again, or, for a deleted Metric, nothing to delete); anything else waits
 // for a person. It never decides "none" while a created Metric could be missed.
-func (r *Reconciler) settlePending(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
+func (r *Reconciler) settlePending(ctx context.Context, conn *remote.Connection, c remote.MetricClient, m *v1alpha1.Metric,
 	uncommitted func() (kit.Outcome, ctrl.Result, error)) (kit.Outcome, ctrl.Result, error) {
 	at, ok := r.settleAt(m)
 	if !ok {
@@ -177,7 +177,7 @@ func listFailure(m *v1alpha1.Metric, err error) (kit.Outcome, ctrl.Result, error
 // listEqual returns the project's Metrics equal to m's desired variant,
 // newest first, reading at most recoveryPages pages; complete is false when
 // the bound cut the list short.
-func (r *Reconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) listEqual(ctx context.Context, c remote.MetricClient, m *v1alpha1.Metric) (
 	equal []remote.Metric, complete bool, err error,
 ) {
 	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got remote.Metric) bool { return got.Matches(&m.Spec) })
@@ -186,7 +186,7 @@ func (r *Reconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1
 // listWhere returns the Metrics of project projectID that keep accepts,
 // newest first, following nextCursor for at most pages pages of
 // recoveryPageSize; complete is false when the bound cut the list short.
-func listWhere(ctx context.Context, c remote.Client, projectID v1alpha1.ResourceID, pages int, keep func(remote.Metric) bool) (
+func listWhere(ctx context.Context, c remote.MetricClient, projectID v1alpha1.ResourceID, pages int, keep func(remote.Metric) bool) (
 	kept []remote.Metric, complete bool, err error,
 ) {
 	cursor := ""

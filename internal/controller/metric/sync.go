@@ -84,17 +84,17 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 	}
 	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) || !m.Spec.Allows(v1alpha1.ManagementUpdate) {
 		// Without Update, a new spec is compared, never sent.
-		return r.adopt(ctx, conn.Client(), drift, m, id)
+		return r.adopt(ctx, conn.Metric(m), drift, m, id)
 	}
 	if c := kit.StalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
 		// The service refused this very spec; it would refuse it again.
 		return kit.Stalled(c.Reason, c.Message), ctrl.Result{}, nil
 	}
 	if isStalledOn(m, v1alpha1.ReasonAmbiguousName) {
-		if held, o, res, err := r.holdIfAmbiguous(ctx, conn, conn.Client(), m); held {
+		if held, o, res, err := r.holdIfAmbiguous(ctx, conn, conn.Metric(m), m); held {
 			return o, res, err
 		}
-		return r.adopt(ctx, conn.Client(), drift, m, id)
+		return r.adopt(ctx, conn.Metric(m), drift, m, id)
 	}
 	if r.sent.sent(m.UID, m.Generation) {
 		// This manager sent this very spec, and the service took it; the
@@ -102,7 +102,7 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 		// patch, from this stale copy, conflicts and is retried.
 		return updated(m, id), ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	return r.update(ctx, conn.Client(), drift, m, id)
+	return r.update(ctx, conn.Metric(m), drift, m, id)
 }
 
 // syncedOutcome returns the Ready outcome of a Metric whose remote copy
@@ -134,7 +134,7 @@ func updated(m *v1alpha1.Metric, id string) kit.Outcome {
 // Metric the REST server created came with the id it assigned (the cluster
 // is the system of record): its first status says Created, as for one the
 // reconciler created.
-func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) adopt(ctx context.Context, c remote.MetricClient, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	first := m.Status.ID != id
@@ -164,7 +164,7 @@ func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *kit.Drif
 
 // update sends the whole desired variant of this generation as one update.
 // An update whose outcome is unknown is simply sent again: it is idempotent.
-func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) update(ctx context.Context, c remote.MetricClient, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
 	resp, err := c.Update(ctx, id, &m.Spec)
@@ -189,7 +189,7 @@ func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, dr
 	if !due {
 		return current, ctrl.Result{RequeueAfter: wait}, nil
 	}
-	c := conn.Client()
+	c := conn.Metric(m)
 	seen, err := c.Observe(ctx, id, &m.Spec)
 	if err != nil {
 		return driftFailure(err, m, id, current)

@@ -37,7 +37,7 @@ const (
 
 // ensure returns the id of t's remote Testset, creating it once, or the
 // outcome that keeps it from having one yet ("" and the outcome).
-func (r *Reconciler) ensure(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, c remote.Client,
+func (r *Reconciler) ensure(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, c remote.TestsetClient,
 	t *v1alpha1.Testset) (
 	string, kit.Outcome, ctrl.Result, error,
 ) {
@@ -57,7 +57,7 @@ func (r *Reconciler) ensure(ctx context.Context, p *kit.StatusPatcher, conn *rem
 }
 
 // create sends the one create request, guarded as a Metric's is.
-func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset) (
+func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.TestsetClient, t *v1alpha1.Testset) (
 	string, kit.Outcome, ctrl.Result, error,
 ) {
 	guarded := false
@@ -115,7 +115,7 @@ func (r *Reconciler) recordID(ctx context.Context, t *v1alpha1.Testset, id strin
 // of Testsets by name, once the request is surely over: one found is the
 // one created and is recorded; none means nothing was created, and the
 // create is sent again; several need a person.
-func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset) (
+func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remote.TestsetClient, t *v1alpha1.Testset) (
 	string, kit.Outcome, ctrl.Result, error,
 ) {
 	if wait := r.untilSettled(t); wait > 0 {
@@ -165,7 +165,7 @@ func (r *Reconciler) untilSettled(t *v1alpha1.Testset) time.Duration {
 }
 
 // named lists the project's Testsets named as t's spec asks.
-func (r *Reconciler) named(ctx context.Context, c remote.Client, t *v1alpha1.Testset) ([]remote.Testset, error) {
+func (r *Reconciler) named(ctx context.Context, c remote.TestsetClient, t *v1alpha1.Testset) ([]remote.Testset, error) {
 	var found []remote.Testset
 	cursor := ""
 	for range recoveryPages {

@@ -79,7 +79,7 @@ func (r *Reconciler) letGo(ctx context.Context, conn *remote.Connection, cerr er
 // deleteRemote deletes remote Testset id; a zero outcome once it is gone.
 func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset, id string) (
 	kit.Outcome, ctrl.Result, error) {
-	done, err := conn.Client().DeleteTestset(ctx, v1alpha1.ResourceID(id))
+	done, err := conn.Testset(t).DeleteTestset(ctx, v1alpha1.ResourceID(id))
 	switch {
 	case err != nil && remote.FailureOf(err) != remote.NotFound:
 		o, res, err := kit.UpstreamFailure(err)
@@ -106,7 +106,7 @@ func (r *Reconciler) pendingOnDelete(ctx context.Context, conn *remote.Connectio
 				"an earlier create may still be under way; the service's list is read once it is surely over"),
 			ctrl.Result{RequeueAfter: wait}, nil
 	}
-	found, err := r.named(ctx, conn.Client(), t)
+	found, err := r.named(ctx, conn.Testset(t), t)
 	switch {
 	case err != nil:
 		o, res, err := kit.UpstreamFailure(err)

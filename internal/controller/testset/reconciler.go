@@ -139,7 +139,7 @@ func (r *Reconciler) checkService(ctx context.Context, conn *remote.Connection, 
 func mayHaveRemote(t *v1alpha1.Testset) bool { return t.RecordedID() != "" || t.CreatePending() }
 
 func wantsFinalizer(conn *remote.Connection, t *v1alpha1.Testset) bool {
-	return conn.HoldsCopies() && t.Spec.DeletesRemote()
+	return conn.Testset(t).NeedsFinalizer()
 }
 
 // syncFinalizer adds the finalizer to a Testset that has, or may have, a

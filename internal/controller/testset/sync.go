@@ -36,7 +36,7 @@ import (
 // costs no call until its drift check is due.
 func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, t *v1alpha1.Testset,
 	set testcases.Set) (kit.Outcome, ctrl.Result, error) {
-	c := conn.Client()
+	c := conn.Testset(t)
 	id := t.RecordedID()
 	first := t.Status.ID != id || id == ""
 	switch {
@@ -55,10 +55,9 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 			id, v1alpha1.TestsetIDAnnotation, conn.Service)), ctrl.Result{}, nil
 	}
 	t.Status.ID = id
-	if !conn.HoldsCopies() {
-		t.Status.Testcases, t.Status.Digest = int32(len(set.Cases)), set.Digest //nolint:gosec // at most testcases.MaxTestcases
-		return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf(
-			"%d testcases validated; the cluster is their record (standalone service)", len(set.Cases))), ctrl.Result{}, nil
+	if kept, ok := c.KeptInCluster(len(set.Cases), set.Digest); ok {
+		return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf("%d testcases validated; %s", len(set.Cases), kept)),
+			ctrl.Result{}, nil
 	}
 	drift := r.drift.Every(conn.DriftInterval)
 	if o, ok := upToDate(t, set); ok && !first {
@@ -90,7 +89,7 @@ func upToDate(t *v1alpha1.Testset, set testcases.Set) (kit.Outcome, bool) {
 // own fields in one PATCH, removed testcases in bulk deletions, changed ones
 // one update each, new ones in creates of at most 100. Without the Update
 // policy it sends nothing and reports the difference in Synced.
-func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection, c remote.Client,
+func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection, c remote.TestsetClient,
 	drift *kit.DriftSchedule, t *v1alpha1.Testset, set testcases.Set, first bool) (kit.Outcome, ctrl.Result, error) {
 	id := t.Status.ID
 	held, err := c.GetTestset(ctx, id)
@@ -136,7 +135,7 @@ func synced(t *v1alpha1.Testset, set testcases.Set) kit.Outcome {
 
 // apply sends plan: the own fields first, then deletions (in the
 // service's bulk-delete batches), updates and creates.
-func apply(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset,
+func apply(ctx context.Context, conn *remote.Connection, c remote.TestsetClient, t *v1alpha1.Testset,
 	plan testcases.Plan, fields bool) error {
 	id := t.Status.ID
 	if fields {
