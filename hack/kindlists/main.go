@@ -115,15 +115,16 @@ func render(root string, all []kinds.Info) (map[string][]byte, error) {
 		if !k.Namespaced {
 			continue
 		}
-		for role, tmpl := range map[string]string{"editor": editorTmpl, "viewer": viewerTmpl} {
-			out, err := execute(tmpl, struct {
+		for _, r := range roles {
+			out, err := execute(roleTmpl, struct {
 				kind
 				Group string
-			}{k, data.Group})
+				Role  role
+			}{k, data.Group, r})
 			if err != nil {
 				return nil, err
 			}
-			files["config/rbac/"+k.File+"_"+role+"_role.yaml"] = out
+			files["config/rbac/"+k.File+"_"+r.Name+"_role.yaml"] = out
 		}
 	}
 	for _, s := range []struct {
@@ -231,29 +232,26 @@ resources:
 {{- end }}{{ end }}
 `
 
-const editorTmpl = generated + `# Not used by the operator itself: lets users create, change and delete
-# {{ .Kind }}s. Aggregated into the built-in edit (and so admin) ClusterRoles.
+// roleTmpl is a user role of a kind: its editor or its viewer.
+const roleTmpl = generated + `# Not used by the operator itself: lets users {{ .Role.Does }} {{ .Kind }}s.
+# Aggregated into the built-in {{ .Role.Into }} ClusterRoles.
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
   labels:
     app.kubernetes.io/name: eval-operator
     app.kubernetes.io/managed-by: kustomize
-    rbac.authorization.k8s.io/aggregate-to-edit: "true"
-  name: {{ .File }}-editor-role
+    rbac.authorization.k8s.io/aggregate-to-{{ .Role.Aggregate }}: "true"
+  name: {{ .File }}-{{ .Role.Name }}-role
 rules:
 - apiGroups:
   - {{ .Group }}
   resources:
   - {{ .Resource }}
   verbs:
-  - create
-  - delete
-  - get
-  - list
-  - patch
-  - update
-  - watch
+{{- range .Role.Verbs }}
+  - {{ . }}
+{{- end }}
 - apiGroups:
   - {{ .Group }}
   resources:
@@ -262,32 +260,17 @@ rules:
   - get
 `
 
-const viewerTmpl = generated + `# Not used by the operator itself: lets users read {{ .Kind }}s. Aggregated
-# into the built-in view (and so edit and admin) ClusterRoles.
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  labels:
-    app.kubernetes.io/name: eval-operator
-    app.kubernetes.io/managed-by: kustomize
-    rbac.authorization.k8s.io/aggregate-to-view: "true"
-  name: {{ .File }}-viewer-role
-rules:
-- apiGroups:
-  - {{ .Group }}
-  resources:
-  - {{ .Resource }}
-  verbs:
-  - get
-  - list
-  - watch
-- apiGroups:
-  - {{ .Group }}
-  resources:
-  - {{ .Resource }}/status
-  verbs:
-  - get
-`
+// role is what a user role allows, and which built-in roles it joins.
+type role struct {
+	Name, Does, Aggregate, Into string
+	Verbs                       []string
+}
+
+var roles = []role{
+	{"editor", "create, change and delete", "edit", "edit (and so admin)",
+		[]string{"create", "delete", "get", "list", "patch", "update", "watch"}},
+	{"viewer", "read", "view", "view (and so edit and admin)", []string{"get", "list", "watch"}},
+}
 
 const tenantQuotaTmpl = generated + `# Bounds the objects of each kind the tenant namespace holds, with the
 # numbers of the REST server's default budget (--rest-tenant-max): about
