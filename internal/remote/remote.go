@@ -92,10 +92,10 @@ type Client interface {
 	GetRun(ctx context.Context, id string) (Run, error)
 	// GetMetric reads remote Metric id.
 	GetMetric(ctx context.Context, id string) (Metric, error)
-	// Scores calls each with the scores of every record of run id, page by
-	// page, and stops at its first error: the records are never held
-	// together.
-	Scores(ctx context.Context, id string, each func([]verdict.Score) error) error
+	// Scores calls each with the testcase id ("" for none) and the scores
+	// of every record of run id, page by page, and stops at its first
+	// error: the records are never held together.
+	Scores(ctx context.Context, id string, each func(testcase string, scores []verdict.Score) error) error
 }
 
 // DefaultTimeout bounds each request to a service whose limits set no timeout.

@@ -177,7 +177,7 @@ func (c *httpClient) GetMetric(ctx context.Context, id string) (Metric, error) {
 	return metricOf(m), err
 }
 
-func (c *httpClient) Scores(ctx context.Context, runID string, each func([]verdict.Score) error) error {
+func (c *httpClient) Scores(ctx context.Context, runID string, each func(string, []verdict.Score) error) error {
 	cursor := ""
 	for {
 		page, err := c.recordPage(ctx, runID, cursor)
@@ -189,7 +189,7 @@ func (c *httpClient) Scores(ctx context.Context, runID string, each func([]verdi
 			for i, s := range rec.Scores {
 				scores[i] = verdict.Score{MetricConfigID: s.MetricConfigID, Value: s.Score}
 			}
-			if err := each(scores); err != nil {
+			if err := each(rec.TestcaseID, scores); err != nil {
 				return err
 			}
 		}
@@ -225,6 +225,6 @@ func (standalone) GetMetric(context.Context, string) (Metric, error) {
 	return Metric{}, ErrStandaloneRuns
 }
 
-func (standalone) Scores(context.Context, string, func([]verdict.Score) error) error {
+func (standalone) Scores(context.Context, string, func(string, []verdict.Score) error) error {
 	return ErrStandaloneRuns
 }

@@ -37,11 +37,18 @@ type Criteria struct {
 	// each record on its own, as one trial.
 	Trials Trials
 	// Baseline, when set, is the run each Metric is compared with instead
-	// of its minimum pass rate: a tally of the same Metrics.
-	Baseline *Tally
+	// of its minimum pass rate.
+	Baseline *Baseline
 	// Margin is how far below the baseline's pass rate the lower bound of
 	// the difference may reach for a Metric to pass, 0 to 1.
 	Margin float64
+}
+
+// Baseline is the run a run is compared with: a tally of the same Metrics,
+// and the trials rule that judges its testcases (its own).
+type Baseline struct {
+	Tally  *Tally
+	Trials Trials
 }
 
 // level is the level of c's bounds.
@@ -251,17 +258,17 @@ func (t *Tally) count(i int, c Criteria) Count {
 	return out
 }
 
-// pairs is the 2x2 table of the testcases t and base both decided for the
-// i-th Metric, paired by testcase id.
-func (t *Tally) pairs(base *Tally, i int, tr Trials) Pairs {
+// pairs is the 2x2 table of the testcases t (under tr) and base both
+// decided for the i-th Metric, paired by testcase id.
+func (t *Tally) pairs(base *Baseline, i int, tr Trials) Pairs {
 	var p Pairs
 	for id, row := range t.cases {
-		j, ok := base.cases[id]
-		if !ok || i >= len(base.metrics) {
+		j, ok := base.Tally.cases[id]
+		if !ok || i >= len(base.Tally.metrics) {
 			continue
 		}
 		cd, cp := tr.decide(int(t.rows[row][i].passed), int(t.rows[row][i].failed))
-		bd, bp := tr.decide(int(base.rows[j][i].passed), int(base.rows[j][i].failed))
+		bd, bp := base.Trials.decide(int(base.Tally.rows[j][i].passed), int(base.Tally.rows[j][i].failed))
 		switch {
 		case !cd || !bd:
 		case cp && bp:

@@ -114,11 +114,11 @@ func TestRule(t *testing.T) {
 			Criteria{MinScoredRatio: 1, Trials: Trials{N: 3}}, Failed},
 		{"the same flake judged per record fails", run(strict, flaky(1, 20)), 60, Criteria{MinScoredRatio: 1}, Failed},
 		{"a 3/3 to 2/3 flake passes against its 3/3 baseline", run(strict, flaky(2, 200)), 200,
-			Criteria{MinScoredRatio: 1, Trials: Trials{N: 3, MinPassing: 2}, Baseline: run(strict, simulate(drop, 3, func(int) float64 { return 1 })), Margin: 0.05}, Passed},
+			Criteria{MinScoredRatio: 1, Trials: Trials{N: 3, MinPassing: 2}, Baseline: &Baseline{Tally: run(strict, simulate(drop, 3, func(int) float64 { return 1 })), Trials: Trials{N: 3}}, Margin: 0.05}, Passed},
 		{"a 10-point drop at n=200 fails against the baseline", run(accuracy, cand200), 200,
-			Criteria{MinScoredRatio: 1, Baseline: run(accuracy, base200), Margin: 0.05}, Failed},
+			Criteria{MinScoredRatio: 1, Baseline: &Baseline{Tally: run(accuracy, base200)}, Margin: 0.05}, Failed},
 		{"17/20 against 18/20 is Inconclusive", cand17, 20,
-			Criteria{MinScoredRatio: 1, Baseline: base18, Margin: 0.05}, Inconclusive},
+			Criteria{MinScoredRatio: 1, Baseline: &Baseline{Tally: base18}, Margin: 0.05}, Inconclusive},
 		{"17/20 against a minimum of 0.8 passes at the point level", cand17, 20,
 			Criteria{MinScoredRatio: 1}, Passed},
 		{"17/20 against a minimum of 0.8 is Inconclusive at 95%", cand17, 20,
@@ -126,7 +126,7 @@ func TestRule(t *testing.T) {
 		{"190/200 against a minimum of 0.8 passes at 95%", run(accuracy, simulate(drop, 1, func(int) float64 { return 0.95 })), 200,
 			Criteria{MinScoredRatio: 1, Level: 0.95}, Passed},
 		{"no testcase in common with the baseline is Inconclusive", run(accuracy, [][]bool{{true}}), 1,
-			Criteria{MinScoredRatio: 1, Baseline: NewTally([]Metric{accuracy})}, Inconclusive},
+			Criteria{MinScoredRatio: 1, Baseline: &Baseline{Tally: NewTally([]Metric{accuracy})}}, Inconclusive},
 	} {
 		got := tc.candidate.Result(tc.expected, "", tc.c)
 		if got.Verdict != tc.verdict {
@@ -150,7 +150,7 @@ func TestPointLevelIsTheObservedRate(t *testing.T) {
 
 func TestStatusOfAComparison(t *testing.T) {
 	cand, base := paired(20, 16, 1, 2)
-	r := cand.Result(20, "", Criteria{MinScoredRatio: 1, Baseline: base, Margin: 0.05}).Metrics[0]
+	r := cand.Result(20, "", Criteria{MinScoredRatio: 1, Baseline: &Baseline{Tally: base}, Margin: 0.05}).Metrics[0]
 	if r.Pairs != 20 || *r.PassRate != 0.85 || *r.BaselinePassRate != 0.9 || math.Abs(*r.Difference+0.05) > 1e-12 ||
 		r.Level != DefaultLevel || r.Lower >= -0.05 || r.Upper <= 0 || r.Decision != Inconclusive {
 		t.Errorf("got %+v", r)
@@ -178,7 +178,7 @@ func TestFalseAlarmRate(t *testing.T) {
 	c := Criteria{MinScoredRatio: 1, Margin: 0.05}
 	var alarms, detected, promoted int
 	for range runs {
-		c.Baseline = run(accuracy, simulate(rng, 1, same))
+		c.Baseline = &Baseline{Tally: run(accuracy, simulate(rng, 1, same))}
 		switch run(accuracy, simulate(rng, 1, same)).Result(n, "", c).Verdict {
 		case Failed:
 			alarms++

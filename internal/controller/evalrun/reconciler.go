@@ -291,6 +291,21 @@ func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1al
 		o.Message = "reading the run's Metrics: " + o.Message
 		return o, res, err
 	}
+	c, why := criteriaOf(e), ""
+	switch {
+	case byTestcase(e) && !conn.HoldsCopies():
+		why = standaloneByTestcase
+	case e.Spec.PassCriteria.Baseline != nil:
+		// First, so that a run waiting for its baseline reads no scores.
+		var o *kit.Outcome
+		c.Baseline, why, o, err = r.baseline(ctx, conn, e, run, metrics)
+		switch {
+		case err != nil:
+			return kit.Progressing(v1alpha1.ReasonRunning, "reading the baseline run"), ctrl.Result{}, err
+		case o != nil:
+			return *o, ctrl.Result{RequeueAfter: pollAfter(r.Clock.Since(startOf(e)))}, nil
+		}
+	}
 	tally, err := r.tally(ctx, conn, e, run, metrics)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
@@ -301,7 +316,10 @@ func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1al
 	if run.Expected != nil {
 		expected = *run.Expected
 	}
-	result := tally.Result(expected, unfinishedBy(refs.missing, unfinished), criteriaOf(e))
+	result := tally.Result(expected, unfinishedBy(refs.missing, unfinished), c)
+	if why != "" {
+		result.Verdict, result.Reason = verdict.Inconclusive, why
+	}
 	record(e, result, metav1.NewTime(r.Clock.Now()))
 	eventType := corev1.EventTypeNormal
 	if result.Verdict != verdict.Passed {
@@ -322,9 +340,7 @@ func (r *Reconciler) tally(ctx context.Context, conn *remote.Connection, e *v1al
 		}
 		return verdict.FromCounts(metrics, run.Records, counts), nil
 	}
-	tally := verdict.NewTally(metrics)
-	err := conn.Client().Scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil })
-	return tally, err
+	return scores(ctx, conn, run, metrics)
 }
 
 // finished is the Ready outcome of a judged run, whatever its verdict.
