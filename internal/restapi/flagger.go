@@ -78,6 +78,9 @@ type flaggerPayload struct {
 	Phase     string            `json:"phase"`
 	Checksum  string            `json:"checksum"`
 	Metadata  map[string]string `json:"metadata"`
+	// analysis marks a call of the analysis gate (analysis.go), whose run
+	// records the release and revision under its own annotations.
+	analysis bool
 }
 
 // runEndpoint is the budget's and the watches' view of the runs this server
@@ -223,8 +226,12 @@ func (s *Server) runFromTemplate(ctx context.Context, p flaggerPayload, key type
 	if run.Annotations == nil {
 		run.Annotations = map[string]string{}
 	}
-	run.Annotations[FlaggerCanaryAnnotation] = p.Name
-	run.Annotations[FlaggerChecksumAnnotation] = p.Checksum
+	release, revision := FlaggerCanaryAnnotation, FlaggerChecksumAnnotation
+	if p.analysis {
+		release, revision = AnalysisReleaseAnnotation, AnalysisRevisionAnnotation
+	}
+	run.Annotations[release] = p.Name
+	run.Annotations[revision] = p.Checksum
 	if v := p.Metadata["systemVersionId"]; v != "" {
 		run.Spec.SystemVersionID = v
 	}

@@ -89,6 +89,7 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeScore, http.MethodPut, answer(s.upsertScore)},
 		operation{routeFlagger, http.MethodPost, answer(s.flaggerGate(false))},
 		operation{routeFlaggerRollback, http.MethodPost, answer(s.flaggerGate(true))},
+		operation{routeAnalysis, http.MethodPost, answer(s.analysisGate)},
 		operation{routeOpenAPI, http.MethodGet, serveJSON(openAPI)},
 		operation{routeOpenAPI, http.MethodHead, serveJSON(openAPI)},
 	)
