@@ -29,13 +29,14 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
 )
 
 // analysis calls the analysis gate as Argo Rollouts' web provider does: a
 // POST of the AnalysisTemplate's jsonBody with a bearer key.
 func analysis(key, body string) reply {
 	GinkgoHelper()
-	rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: routeAnalysis, key: key, body: body})
+	rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: rollout.RouteAnalysis, key: key, body: body})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(string(rep.body)).NotTo(ContainSubstring(key))
 	if rep.status != http.StatusOK {
@@ -63,11 +64,11 @@ var _ = Describe("The analysis gate (Argo Rollouts' web provider)", func() {
 			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
 		rep := analysis(t.key, strings.Replace(request, "%s", "7c9f", 1))
 		Expect(rep.status).To(Equal(http.StatusConflict), "pending: the web provider measures again")
-		Expect(codeOf(rep)).To(Equal(CodeEvaluationPending))
+		Expect(codeOf(rep)).To(Equal(rollout.CodeEvaluationPending))
 		runs := runsIn(t.namespace)
 		Expect(runs).To(HaveLen(1))
-		Expect(runs[0].Annotations).To(And(HaveKeyWithValue(AnalysisReleaseAnnotation, "podinfo"),
-			HaveKeyWithValue(AnalysisRevisionAnnotation, "7c9f")))
+		Expect(runs[0].Annotations).To(And(HaveKeyWithValue(rollout.AnalysisReleaseAnnotation, "podinfo"),
+			HaveKeyWithValue(rollout.AnalysisRevisionAnnotation, "7c9f")))
 
 		for _, v := range []evaluationv1alpha1.Verdict{"Inconclusive", "Failed", "Passed"} {
 			judgeRun(t.namespace, runs[0].Name, v)

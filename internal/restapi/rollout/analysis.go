@@ -14,20 +14,25 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package rollout
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
-// routeAnalysis is the gate of Argo Rollouts' web metric provider (and of
+// RouteAnalysis is the gate of Argo Rollouts' web metric provider (and of
 // Kargo, whose verification runs Argo Rollouts' AnalysisTemplates).
-const routeAnalysis = gatesPath + "analysis"
+const RouteAnalysis = tenancy.GatesPath + "analysis"
 
 // Annotations on the runs the analysis gate creates.
 const (
@@ -56,30 +61,24 @@ type analysisMetric struct {
 	UpperBound       *float64 `json:"upperBound,omitempty"`
 }
 
-// analysisGate serves the web metric: the release's revision gets one
-// EvaluationRun from the template in the key's namespace (as Flagger's
-// gate makes them), and the answer is 200 with its verdict once it has
-// one, Passed, Failed or Inconclusive, for the AnalysisTemplate's
-// successCondition and failureCondition to read ({$.verdict}); before
-// that a 409, which the web provider counts as a measurement error and
-// measures again after its interval (within consecutiveErrorLimit).
-func (s *Server) analysisGate(w http.ResponseWriter, r *http.Request) response {
-	secret, err := s.authenticate(r)
-	if err != nil {
-		return s.failure(runEndpoint.kind, err)
-	}
-	body, err := s.readBody(w, r)
-	if err != nil {
-		return s.failure(runEndpoint.kind, err)
-	}
+// Analysis answers one call of the web metric, body, sent with a key of
+// secret's namespace: the release's revision gets one EvaluationRun from
+// the template in that namespace (as Flagger's gate makes them), and the
+// answer is 200 with its verdict once it has one, Passed, Failed or
+// Inconclusive, for the AnalysisTemplate's successCondition and
+// failureCondition to read ({$.verdict}); before that a 409, which the web
+// provider counts as a measurement error and measures again after its
+// interval (within consecutiveErrorLimit). An error is the server's to
+// answer.
+func (f *Flagger) Analysis(ctx context.Context, secret types.NamespacedName, body []byte) (apierror.Response, error) {
 	var req analysisRequest
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&req); err != nil {
-		return validationError(fieldError{Field: bodyField, Message: "is not the analysis gate's request " +
-			"{name, revision, template, systemVersionId}: " + err.Error()}).response()
+		return apierror.Validation(apierror.Field{Field: apierror.BodyField, Message: "is not the analysis gate's request " +
+			"{name, revision, template, systemVersionId}: " + err.Error()}).Response(), nil
 	}
-	p := flaggerPayload{Name: req.Name, Namespace: secret.Namespace, Checksum: req.Revision,
+	p := FlaggerPayload{Name: req.Name, Namespace: secret.Namespace, Checksum: req.Revision,
 		Metadata: map[string]string{"template": req.Template}, analysis: true}
 	if req.SystemVersionID != "" {
 		p.Metadata["systemVersionId"] = req.SystemVersionID
@@ -89,24 +88,24 @@ func (s *Server) analysisGate(w http.ResponseWriter, r *http.Request) response {
 			errs[i].Field = strings.NewReplacer("checksum", "revision", "metadata.", "").Replace(errs[i].Field)
 			errs[i].Message = strings.ReplaceAll(errs[i].Message, "canary's revision checksum", "release's revision")
 		}
-		return validationError(errs...).response()
+		return apierror.Validation(errs...).Response(), nil
 	}
-	run, err := s.flaggerRun(r.Context(), p)
+	run, err := f.run(ctx, p)
 	if err != nil {
-		return s.failure(runEndpoint.kind, err)
+		return apierror.Response{}, err
 	}
-	return analysisAnswer(run)
+	return analysisAnswer(run), nil
 }
 
 // analysisAnswer is the web metric's answer on run.
-func analysisAnswer(run *evaluationv1alpha1.EvaluationRun) response {
+func analysisAnswer(run *evaluationv1alpha1.EvaluationRun) apierror.Response {
 	verdict, why := verdictOf(run)
 	details := map[string]any{"evaluationRun": run.Name, "namespace": run.Namespace, "verdict": verdict}
 	if verdict == "" {
-		e := newAPIError(http.StatusConflict, CodeEvaluationPending,
+		e := apierror.New(http.StatusConflict, CodeEvaluationPending,
 			"evaluationrun/"+run.Name+" in "+run.Namespace+" has no verdict yet: "+why, details)
-		e.header = http.Header{ShouldRetryHeader: {"false"}}
-		return e.response()
+		e.Header = http.Header{apierror.ShouldRetryHeader: {"false"}}
+		return e.Response()
 	}
 	metrics := make([]analysisMetric, 0, len(run.Status.Metrics))
 	for _, m := range run.Status.Metrics {
@@ -116,5 +115,5 @@ func analysisAnswer(run *evaluationv1alpha1.EvaluationRun) response {
 		}
 	}
 	details["reason"], details["metrics"] = why, metrics
-	return response{status: http.StatusOK, body: details}
+	return apierror.Response{Status: http.StatusOK, Body: details}
 }
