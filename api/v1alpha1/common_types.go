@@ -247,7 +247,8 @@ const (
 	// message says its phase and counts.
 	ReasonRunning = "Running"
 	// ReasonStandaloneUnsupported: an EvaluationRun on a standalone service
-	// names its Metrics by metricIds, which only a real service resolves.
+	// asks for what only a real service has: Metrics by metricIds, or trials
+	// or a baseline, which judge by testcase from records.
 	ReasonStandaloneUnsupported = "StandaloneUnsupported"
 	// ReasonExecutorURLUnavailable: an EvaluationRun's executor would not
 	// know where to call: its service is standalone and the operator was

@@ -62,7 +62,32 @@ type MetricPassCriteria struct {
 	MinPassRate float64 `json:"minPassRate"`
 }
 
-// PassCriteria are what a run must reach to pass.
+// Baseline is the run a run is compared with.
+type Baseline struct {
+	// runRef names another EvaluationRun of this namespace, judged on the
+	// same Testset: each Metric is compared on the testcases both runs
+	// decided, paired by testcase. Until it has a verdict this run waits
+	// (within its timeout); one on another Testset, or without the run's
+	// records, makes this run Inconclusive.
+	// +required
+	RunRef ObjectRef `json:"runRef"`
+	// margin is how far below the baseline's pass rate the lower bound of
+	// the difference may reach for a Metric to count as no worse, 0 to
+	// 0.5. Default 0.05 (five points).
+	// +optional
+	// +kubebuilder:default=0.05
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=0.5
+	Margin *float64 `json:"margin,omitempty"`
+}
+
+// PassCriteria are what a run must reach to pass. Each Metric is judged on
+// a confidence bound (docs/evaluationruns.md, "The verdict's rule"): Passed
+// when the bound clears the criterion, Failed when the opposite bound
+// misses it, Inconclusive when the data cannot decide.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.minPassingTrials) || self.minPassingTrials <= (has(self.trials) ? self.trials : 1)",message="minPassingTrials cannot exceed trials (default 1)",fieldPath=".minPassingTrials",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.confidence) || has(self.baseline) || (has(self.minPassRate) && self.minPassRate < 1 && (!has(self.metrics) || self.metrics.all(m, m.minPassRate < 1)))",message="with a confidence level and no baseline, a minimum pass rate of 1 can never be shown by a finite sample: set minPassRate and every metrics[].minPassRate below 1",fieldPath=".confidence",reason=FieldValueInvalid
 type PassCriteria struct {
 	// minPassRate is the share of each Metric's scored records that must
 	// pass, 0 to 1. Default 1: every score passes.
@@ -84,6 +109,31 @@ type PassCriteria struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1
 	MinScoredRatio *float64 `json:"minScoredRatio,omitempty"`
+	// baseline is a run each Metric is compared with instead of its
+	// minimum pass rate: Failed when measurably worse, Passed when no worse
+	// than baseline.margin. Judged by testcase.
+	// +optional
+	Baseline *Baseline `json:"baseline,omitempty"`
+	// confidence is the one-sided confidence level of every bound, 0.5 to
+	// 0.999. Unset: 0.95 against a baseline; without one, 0.5, at which
+	// both bounds are the observed pass rate (the fixed-rate rule).
+	// +optional
+	// +kubebuilder:validation:Minimum=0.5
+	// +kubebuilder:validation:Maximum=0.999
+	Confidence *float64 `json:"confidence,omitempty"`
+	// trials is how many records (trials) of each testcase the run
+	// expects, 1 to 10, as the SDKs' runAndEvaluate trials option writes
+	// them. Above 1 the run is judged by testcase, not by record. Default 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	Trials *int32 `json:"trials,omitempty"`
+	// minPassingTrials is how many of a testcase's trials must pass for the
+	// testcase to pass, 1 to trials. Default: trials (every trial).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	MinPassingTrials *int32 `json:"minPassingTrials,omitempty"`
 }
 
 // EvaluationRunSpec is one run of the Evaluation Service: a Testset's
@@ -234,6 +284,29 @@ type MetricResult struct {
 	// (humanScoring Ignore).
 	// +required
 	Judged bool `json:"judged"`
+	// baselinePassRate is the baseline run's pass rate on the testcases
+	// both runs decided (passRate is then the run's on the same testcases);
+	// set when passCriteria names a baseline.
+	// +optional
+	BaselinePassRate *float64 `json:"baselinePassRate,omitempty"`
+	// difference is passRate minus baselinePassRate.
+	// +optional
+	Difference *float64 `json:"difference,omitempty"`
+	// pairs is how many testcases the comparison paired.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Pairs *int32 `json:"pairs,omitempty"`
+	// lowerBound and upperBound are the bounds the verdict judged, each
+	// one-sided at confidence: of the difference against a baseline, else
+	// of the pass rate. Unset at the fixed-rate rule, where both are
+	// passRate.
+	// +optional
+	LowerBound *float64 `json:"lowerBound,omitempty"`
+	// +optional
+	UpperBound *float64 `json:"upperBound,omitempty"`
+	// confidence is the level of the bounds.
+	// +optional
+	Confidence *float64 `json:"confidence,omitempty"`
 	// scoredRecords marks, one bit per record in base64, the records of a
 	// standalone run that have this Metric's score, so that a record is
 	// scored once; set while the REST server counts the scores written to

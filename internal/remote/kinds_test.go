@@ -100,6 +100,19 @@ var _ = Describe("The clients of each kind", func() {
 			Expect(service().Run(e).Unsupported()).To(BeEmpty())
 		})
 
+		It("refuses trials and a baseline, which judge by testcase from records it does not keep", func() {
+			e := run(0)
+			e.Spec.PassCriteria.Trials = ptr.To[int32](1)
+			Expect(standalone().Run(e).Unsupported()).To(BeEmpty())
+			e.Spec.PassCriteria.Trials = ptr.To[int32](3)
+			Expect(standalone().Run(e).Unsupported()).To(ContainSubstring("passCriteria.trials"))
+			Expect(service().Run(e).Unsupported()).To(BeEmpty())
+			e = run(0)
+			e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "production"}}
+			Expect(standalone().Run(e).Unsupported()).To(ContainSubstring("passCriteria.baseline"))
+			Expect(service().Run(e).Unsupported()).To(BeEmpty())
+		})
+
 		It("reads its phase from the counts in its status, and records the records it expects", func() {
 			e := run(0)
 			got, err := standalone().Run(e).Get(ctx, ptr.To(2), []verdict.Metric{ai})

@@ -180,7 +180,7 @@ func (r serviceRun) Metric(ctx context.Context, id string) (Metric, error) {
 
 func (r serviceRun) Tally(ctx context.Context, run Run, metrics []verdict.Metric) (*verdict.Tally, error) {
 	tally := verdict.NewTally(metrics)
-	err := r.c.scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil })
+	err := r.c.scores(ctx, run.ID, func(tc string, s []verdict.Score) error { tally.AddRecord(tc, s); return nil })
 	return tally, err
 }
 
@@ -224,7 +224,7 @@ func (c *httpClient) getMetric(ctx context.Context, id string) (Metric, error) {
 	return metricOf(m), err
 }
 
-func (c *httpClient) scores(ctx context.Context, runID string, each func([]verdict.Score) error) error {
+func (c *httpClient) scores(ctx context.Context, runID string, each func(testcase string, scores []verdict.Score) error) error {
 	cursor := ""
 	for {
 		page, err := c.recordPage(ctx, runID, cursor)
@@ -236,7 +236,7 @@ func (c *httpClient) scores(ctx context.Context, runID string, each func([]verdi
 			for i, s := range rec.Scores {
 				scores[i] = verdict.Score{MetricConfigID: s.MetricConfigID, Value: s.Score}
 			}
-			if err := each(scores); err != nil {
+			if err := each(rec.TestcaseID, scores); err != nil {
 				return err
 			}
 		}
@@ -264,14 +264,20 @@ type standaloneRun struct {
 	e *v1alpha1.EvaluationRun
 }
 
-// Unsupported refuses metricIds: the cluster is the record of the Metrics
-// that judge a standalone run, so they are named by reference.
+// Unsupported refuses metricIds (the cluster is the record of the Metrics
+// that judge a standalone run, so they are named by reference), and trials
+// or a baseline, which judge by testcase from records it does not keep.
 func (r standaloneRun) Unsupported() string {
-	if len(r.e.Spec.MetricIDs) == 0 {
-		return ""
+	pc := r.e.Spec.PassCriteria
+	switch {
+	case len(r.e.Spec.MetricIDs) > 0:
+		return "on a standalone service the cluster is the record of the Metrics that judge a run: name them by " +
+			"spec.metricRefs, not metricIds"
+	case pc.Baseline != nil || (pc.Trials != nil && *pc.Trials > 1):
+		return "a standalone run keeps counts per Metric, not its records, so it cannot be judged by testcase: " +
+			"passCriteria.trials above 1 and passCriteria.baseline need a service connection"
 	}
-	return "on a standalone service the cluster is the record of the Metrics that judge a run: name them by " +
-		"spec.metricRefs, not metricIds"
+	return ""
 }
 
 // Create assigns a fresh id locally: the cluster is the run's record, and

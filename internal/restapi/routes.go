@@ -17,6 +17,7 @@ limitations under the License.
 package restapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"path"
@@ -24,6 +25,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
@@ -89,16 +92,29 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeRun, http.MethodGet, answer(s.getRun)},
 		operation{routeRecords, http.MethodPost, answer(s.createRecord)},
 		operation{routeScore, http.MethodPut, answer(s.upsertScore)},
-		operation{rollout.RouteFlagger, http.MethodPost, answer(s.flaggerGate(false))},
-		operation{rollout.RouteFlaggerRollback, http.MethodPost, answer(s.flaggerGate(true))},
+		operation{rollout.RouteFlagger, http.MethodPost, answer(s.gate(s.flaggerHook(false)))},
+		operation{rollout.RouteFlaggerRollback, http.MethodPost, answer(s.gate(s.flaggerHook(true)))},
+		operation{rollout.RouteAnalysis, http.MethodPost, answer(s.gate(s.flagger.Analysis))},
 		operation{routeOpenAPI, http.MethodGet, serveJSON(openAPI)},
 		operation{routeOpenAPI, http.MethodHead, serveJSON(openAPI)},
 	)
 }
 
-// flaggerGate serves Flagger's webhooks (see rollout.Flagger) to a
-// request authenticated like any other.
-func (s *Server) flaggerGate(rollback bool) func(http.ResponseWriter, *http.Request) apierror.Response {
+// gateFunc answers one call of a rollout gate, body, sent with a key of
+// secret's namespace; an error is the server's to answer.
+type gateFunc func(ctx context.Context, secret types.NamespacedName, body []byte) (apierror.Response, error)
+
+// flaggerHook is Flagger's promotion gate, or its rollback hook.
+func (s *Server) flaggerHook(rollback bool) gateFunc {
+	return func(ctx context.Context, secret types.NamespacedName, body []byte) (apierror.Response, error) {
+		return s.flagger.Gate(ctx, secret, body, rollback)
+	}
+}
+
+// gate serves one of the rollout gates (Flagger's webhooks, the web
+// provider's analysis; see rollout.Flagger) to a request authenticated like
+// any other.
+func (s *Server) gate(serve gateFunc) func(http.ResponseWriter, *http.Request) apierror.Response {
 	return func(w http.ResponseWriter, r *http.Request) apierror.Response {
 		secret, err := s.authenticate(r)
 		if err != nil {
@@ -108,7 +124,7 @@ func (s *Server) flaggerGate(rollback bool) func(http.ResponseWriter, *http.Requ
 		if err != nil {
 			return s.failure(runKind, err)
 		}
-		res, err := s.flagger.Gate(r.Context(), secret, body, rollback)
+		res, err := serve(r.Context(), secret, body)
 		if err != nil {
 			return s.failure(runKind, err)
 		}

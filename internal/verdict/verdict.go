@@ -17,14 +17,19 @@ limitations under the License.
 // Package verdict judges the scores of a run against its Metrics: a score
 // passes when it is true (boolean) or at least the Metric's passing
 // threshold (int, float); each Metric's pass rate is its passed scores over
-// its scored records; the run passes when every judged Metric's pass rate
-// reaches its minimum and enough of its expected scores exist. A Tally is
-// fed one record at a time, so a run's records are never held together.
+// its scored records (or, with trials or a baseline, its passed testcases
+// over its decided ones); the run passes when every judged Metric clears
+// the rule of rule.go (a confidence bound on its pass rate against its
+// minimum, or on the paired difference against a baseline run) and enough
+// of its expected scores exist. A Tally is fed one record at a time and
+// keeps counts only (per testcase when judged by testcase), so a run's
+// records are never held together.
 package verdict
 
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 )
 
@@ -66,23 +71,34 @@ type Score struct {
 	Value          json.RawMessage
 }
 
-// Count is what a Tally counted for one Metric.
+// Count is what a Tally counted for one Metric: scores, or, judged by
+// testcase, testcases.
 type Count struct {
 	Passed, Failed int
 }
 
 // Tally counts the passed and failed scores of each Metric, a record at a
-// time.
+// time, and, for the trials and the baseline rules, each testcase's trials.
 type Tally struct {
 	metrics  []Metric
 	byConfig map[string]int
 	counts   []Count
 	records  int
+	// cases are each testcase's trials per Metric, a row per testcase:
+	// rows[cases[id]]; a record without a testcase id is a row of its own.
+	cases map[string]int
+	rows  [][]trials
+	// counted says the counts came from elsewhere (FromCounts), with no
+	// testcases.
+	counted bool
 }
+
+// trials are the passed and failed trials of one testcase for one Metric.
+type trials struct{ passed, failed uint16 }
 
 // NewTally returns an empty Tally of metrics.
 func NewTally(metrics []Metric) *Tally {
-	t := &Tally{metrics: metrics, byConfig: map[string]int{}, counts: make([]Count, len(metrics))}
+	t := &Tally{metrics: metrics, byConfig: map[string]int{}, counts: make([]Count, len(metrics)), cases: map[string]int{}}
 	for i, m := range metrics {
 		t.byConfig[m.ID] = i
 		if m.VersionID != "" {
@@ -92,11 +108,16 @@ func NewTally(metrics []Metric) *Tally {
 	return t
 }
 
-// Add counts one record's scores. A score of no Metric of the run, a
+// Add counts one record's scores, a record of no known testcase.
+func (t *Tally) Add(scores []Score) { t.AddRecord("", scores) }
+
+// AddRecord counts the scores of one record of testcase (a trial of it;
+// "" when the record names none). A score of no Metric of the run, a
 // second score of one Metric, or one whose value cannot be read, counts as
 // no score.
-func (t *Tally) Add(scores []Score) {
+func (t *Tally) AddRecord(testcase string, scores []Score) {
 	t.records++
+	row := t.row(testcase)
 	seen := make([]bool, len(t.metrics))
 	for _, s := range scores {
 		i, ok := t.byConfig[s.MetricConfigID]
@@ -110,18 +131,33 @@ func (t *Tally) Add(scores []Score) {
 		seen[i] = true
 		if pass {
 			t.counts[i].Passed++
+			row[i].passed = min(row[i].passed+1, math.MaxUint16-1)
 		} else {
 			t.counts[i].Failed++
+			row[i].failed = min(row[i].failed+1, math.MaxUint16-1)
 		}
 	}
 }
 
+// row is testcase's row of trials, added if new.
+func (t *Tally) row(testcase string) []trials {
+	if i, ok := t.cases[testcase]; ok && testcase != "" {
+		return t.rows[i]
+	}
+	if testcase != "" {
+		t.cases[testcase] = len(t.rows)
+	}
+	t.rows = append(t.rows, make([]trials, len(t.metrics)))
+	return t.rows[len(t.rows)-1]
+}
+
 // FromCounts is a tally of records records whose scores were counted
 // elsewhere: counts[i] are metrics[i]'s (a standalone run's, counted by the
-// REST server as they are written).
+// REST server as they are written). It knows no testcases: judged by
+// testcase, each passed or failed score is a testcase of one trial.
 func FromCounts(metrics []Metric, records int, counts []Count) *Tally {
 	t := NewTally(metrics)
-	t.records = records
+	t.records, t.counted = records, true
 	copy(t.counts, counts)
 	return t
 }
@@ -181,89 +217,4 @@ func scoreOf(value json.RawMessage) (any, bool) {
 		return v, true
 	}
 	return nil, false
-}
-
-// Criteria are what a run must reach to pass.
-type Criteria struct {
-	// MinScoredRatio is the share of a judged Metric's expected scores
-	// that must exist, 0 to 1.
-	MinScoredRatio float64
-	// IgnoreHuman leaves human Metrics out of the verdict: their counts are
-	// reported, not judged.
-	IgnoreHuman bool
-}
-
-// MetricResult is one Metric's outcome.
-type MetricResult struct {
-	Metric
-	Count
-	// Unscored are the expected scores that do not exist.
-	Unscored int
-	// PassRate is Passed over the scored records; nil with none.
-	PassRate *float64
-	// Judged says the Metric counts towards the verdict.
-	Judged bool
-}
-
-// Result is a run's outcome.
-type Result struct {
-	Metrics []MetricResult
-	Verdict string
-	// Reason says why, in a sentence: the first Metric that failed or had
-	// too few scores.
-	Reason string
-}
-
-// outcome is the verdict and its reason: failed names the first Metric
-// below its minimum pass rate, thin the first with too few scores.
-func outcome(failed, thin, unfinished string, judged int) (verdict, reason string) {
-	switch {
-	case failed != "":
-		return Failed, "Metric " + failed + " is below its minimum pass rate"
-	case thin != "" && unfinished != "":
-		return Inconclusive, "Metric " + thin + " has too few scores: " + unfinished
-	case thin != "":
-		return Inconclusive, "Metric " + thin + " has too few scores"
-	case unfinished != "":
-		return Inconclusive, unfinished
-	case judged == 0:
-		return Inconclusive, "no Metric is judged: the run's Metrics are human and humanScoring is Ignore"
-	}
-	return Passed, "every judged Metric reached its minimum pass rate"
-}
-
-// Result judges what t counted. expected is the records the run expects
-// (its Testset's testcases), at least those added; unfinished, when not
-// empty, says why the run is judged before it finished (the timeout, a
-// failed executor), which makes a run that would pass Inconclusive.
-func (t *Tally) Result(expected int, unfinished string, c Criteria) Result {
-	expected = max(expected, t.records)
-	res := Result{Metrics: make([]MetricResult, len(t.metrics))}
-	failed, thin, judged := "", "", 0
-	for i, m := range t.metrics {
-		r := MetricResult{Metric: m, Count: t.counts[i], Judged: !m.Human || !c.IgnoreHuman}
-		scored := r.Passed + r.Failed
-		r.Unscored = expected - scored
-		if scored > 0 {
-			rate := float64(r.Passed) / float64(scored)
-			r.PassRate = &rate
-		}
-		res.Metrics[i] = r
-		if !r.Judged {
-			continue
-		}
-		judged++
-		switch {
-		case scored == 0 || float64(scored) < c.MinScoredRatio*float64(expected):
-			if thin == "" {
-				thin = m.Name
-			}
-		case *r.PassRate < m.MinPassRate:
-			if failed == "" {
-				failed = m.Name
-			}
-		}
-	}
-	res.Verdict, res.Reason = outcome(failed, thin, unfinished, judged)
-	return res
 }

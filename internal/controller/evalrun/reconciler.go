@@ -290,6 +290,18 @@ func (r *Reconciler) judge(ctx context.Context, s *scope, run remote.Run,
 		o.Message = "reading the run's Metrics: " + o.Message
 		return o, res, err
 	}
+	c, why := criteriaOf(e), ""
+	if e.Spec.PassCriteria.Baseline != nil {
+		// First, so that a run waiting for its baseline reads no scores.
+		var o *kit.Outcome
+		c.Baseline, why, o, err = r.baseline(ctx, s, run, metrics)
+		switch {
+		case err != nil:
+			return kit.Progressing(v1alpha1.ReasonRunning, "reading the baseline run"), ctrl.Result{}, err
+		case o != nil:
+			return *o, ctrl.Result{RequeueAfter: pollAfter(r.Clock.Since(startOf(e)))}, nil
+		}
+	}
 	tally, err := s.Client.Tally(ctx, run, metrics)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
@@ -300,7 +312,10 @@ func (r *Reconciler) judge(ctx context.Context, s *scope, run remote.Run,
 	if run.Expected != nil {
 		expected = *run.Expected
 	}
-	result := tally.Result(expected, unfinishedBy(refs.missing, unfinished), criteriaOf(e))
+	result := tally.Result(expected, unfinishedBy(refs.missing, unfinished), c)
+	if why != "" {
+		result.Verdict, result.Reason = verdict.Inconclusive, why
+	}
 	record(e, result, metav1.NewTime(r.Clock.Now()))
 	eventType := corev1.EventTypeNormal
 	if result.Verdict != verdict.Passed {

@@ -18,6 +18,7 @@ package evalrun
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -130,10 +132,21 @@ func timeoutOf(e *v1alpha1.EvaluationRun) time.Duration {
 func pollAfter(elapsed time.Duration) time.Duration { return min(max(elapsed/4, minPoll), maxPoll) }
 
 // criteriaOf is e's pass criteria for the verdict.
+// (the baseline's tally is read apart).
 func criteriaOf(e *v1alpha1.EvaluationRun) verdict.Criteria {
-	return verdict.Criteria{MinScoredRatio: orOne(e.Spec.PassCriteria.MinScoredRatio),
-		IgnoreHuman: e.Spec.HumanScoring != v1alpha1.HumanScoringWait}
+	pc := e.Spec.PassCriteria
+	c := verdict.Criteria{MinScoredRatio: orOne(pc.MinScoredRatio),
+		IgnoreHuman: e.Spec.HumanScoring != v1alpha1.HumanScoringWait, Level: ptr.Deref(pc.Confidence, 0),
+		Trials: verdict.Trials{N: int(ptr.Deref(pc.Trials, 1)), MinPassing: int(ptr.Deref(pc.MinPassingTrials, 0))}}
+	if pc.Baseline != nil {
+		c.Margin = ptr.Deref(pc.Baseline.Margin, defaultMargin)
+	}
+	return c
 }
+
+// defaultMargin is baseline.margin's default, for an object the API server
+// did not default.
+const defaultMargin = 0.05
 
 func orOne(v *float64) float64 {
 	if v == nil {
@@ -162,11 +175,37 @@ func record(e *v1alpha1.EvaluationRun, res verdict.Result, now metav1.Time) {
 	for i, m := range res.Metrics {
 		e.Status.Metrics[i] = v1alpha1.MetricResult{ID: m.ID, Name: m.Name, Passed: clamp32(m.Passed),
 			Failed: clamp32(m.Failed), Unscored: clamp32(m.Unscored), PassRate: m.PassRate, MinPassRate: m.MinPassRate,
-			Judged: m.Judged}
+			Judged: m.Judged, BaselinePassRate: rounded(m.BaselinePassRate, math.Round),
+			Difference: rounded(m.Difference, math.Round)}
+		bounds(&e.Status.Metrics[i], m)
 	}
 	e.Status.Verdict = v1alpha1.Verdict(res.Verdict)
 	e.Status.CompletionTime = &now
 	meta.SetStatusCondition(&e.Status.Conditions, passedCondition(res, e.Generation))
+}
+
+// bounds writes the bounds the rule judged m on into out: against a
+// baseline, or at a level above the point estimate's (where both are the
+// pass rate, already shown). A Metric too thin to judge has none.
+func bounds(out *v1alpha1.MetricResult, m verdict.MetricResult) {
+	if m.Decision == "" || (m.Difference == nil && m.Level == verdict.PointLevel && m.Pairs == 0) {
+		return
+	}
+	// Outwards, so that the status never shows a bound clearing what it did not.
+	out.LowerBound, out.UpperBound = rounded(&m.Lower, math.Floor), rounded(&m.Upper, math.Ceil)
+	out.Confidence = ptr.To(m.Level)
+	if m.Difference != nil || m.Pairs > 0 {
+		out.Pairs = ptr.To(clamp32(m.Pairs))
+	}
+}
+
+// rounded is v to 4 decimals by round: a status to read, not a float's
+// every digit (50 Metrics of them weigh on the object).
+func rounded(v *float64, round func(float64) float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return ptr.To(round(*v*1e4) / 1e4)
 }
 
 // passedCondition is the Passed condition of a verdict.

@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -145,6 +146,45 @@ func TestEnded(t *testing.T) {
 		got := ended(e, "Testset qa not found")
 		if got.Verdict != verdict.Inconclusive || got.Reason != tc.want || got.Metrics != nil {
 			t.Errorf("%s: %+v, want Inconclusive (%s) without Metrics", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A run that states no level keeps the fixed-rate rule; what it states
+// maps onto the verdict's criteria.
+func TestCriteriaOf(t *testing.T) {
+	e := &v1alpha1.EvaluationRun{}
+	if c := criteriaOf(e); c.Level != 0 || c.Trials != (verdict.Trials{N: 1}) || c.Margin != 0 || !c.IgnoreHuman || c.MinScoredRatio != 1 {
+		t.Errorf("defaults: %+v", c)
+	}
+	e.Spec.PassCriteria = v1alpha1.PassCriteria{Confidence: ptr.To(0.99), Trials: ptr.To[int32](3),
+		MinPassingTrials: ptr.To[int32](2), Baseline: &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "prod"}}}
+	if c := criteriaOf(e); c.Level != 0.99 || c.Trials != (verdict.Trials{N: 3, MinPassing: 2}) || c.Margin != defaultMargin {
+		t.Errorf("stated: %+v", c)
+	}
+}
+
+// Bounds go to status where they say more than the pass rate: against a
+// baseline or above the point level, and only for a Metric judged.
+func TestBounds(t *testing.T) {
+	diff := -0.05
+	for _, tc := range []struct {
+		name string
+		m    verdict.MetricResult
+		want bool
+	}{
+		{"the fixed-rate rule", verdict.MetricResult{Level: verdict.PointLevel, Decision: verdict.Passed}, false},
+		{"too few scores", verdict.MetricResult{Level: 0.95}, false},
+		{"at 95%", verdict.MetricResult{Level: 0.95, Decision: verdict.Inconclusive, Lower: 0.7, Upper: 0.9}, true},
+		{"against a baseline", verdict.MetricResult{Level: 0.95, Decision: verdict.Failed, Difference: &diff, Pairs: 20}, true},
+	} {
+		var out v1alpha1.MetricResult
+		bounds(&out, tc.m)
+		if got := out.LowerBound != nil && out.UpperBound != nil && out.Confidence != nil; got != tc.want {
+			t.Errorf("%s: bounds written %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.m.Difference != nil && (out.Pairs == nil || *out.Pairs != 20) {
+			t.Errorf("%s: pairs %v", tc.name, out.Pairs)
 		}
 	}
 }

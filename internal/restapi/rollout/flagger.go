@@ -87,6 +87,9 @@ type FlaggerPayload struct {
 	Phase     string            `json:"phase"`
 	Checksum  string            `json:"checksum"`
 	Metadata  map[string]string `json:"metadata"`
+	// analysis marks a call of the analysis gate (analysis.go), whose run
+	// records the release and revision under its own annotations.
+	analysis bool
 }
 
 // Flagger serves Flagger's webhooks.
@@ -231,8 +234,12 @@ func (f *Flagger) runFromTemplate(ctx context.Context, p FlaggerPayload, key typ
 	if run.Annotations == nil {
 		run.Annotations = map[string]string{}
 	}
-	run.Annotations[FlaggerCanaryAnnotation] = p.Name
-	run.Annotations[FlaggerChecksumAnnotation] = p.Checksum
+	release, revision := FlaggerCanaryAnnotation, FlaggerChecksumAnnotation
+	if p.analysis {
+		release, revision = AnalysisReleaseAnnotation, AnalysisRevisionAnnotation
+	}
+	run.Annotations[release] = p.Name
+	run.Annotations[revision] = p.Checksum
 	if v := p.Metadata["systemVersionId"]; v != "" {
 		run.Spec.SystemVersionID = v
 	}
