@@ -155,6 +155,11 @@ var _ = Describe("A tenant's budget", func() {
 		// envtest runs no quota controller: write the status it would.
 		q.Status = corev1.ResourceQuotaStatus{Hard: hard, Used: hard}
 		Expect(h.k8s.Status().Update(ctx, q)).To(Succeed())
+		// The API server's quota admission reads quotas from its own cache:
+		// wait until it refuses a dry-run create, so the POST meets the quota.
+		Eventually(func() error {
+			return h.k8s.Create(ctx, benchMetric(t), client.DryRunAll)
+		}).Should(MatchError(ContainSubstring("exceeded quota")))
 
 		rep := postMetric(t, variantBody("human", "int"))
 		expectQuotaRefusal(rep)
