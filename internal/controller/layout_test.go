@@ -51,6 +51,8 @@ func TestImportRules(t *testing.T) {
 		{"internal/restapi", []string{"internal/controller/..."}},
 		{"internal/remote", []string{"internal/controller/...", "internal/restapi/..."}},
 		{"internal/convert", []string{"internal/remote", "internal/controller/...", "internal/restapi/..."}},
+		// The executor runs in a Pod with only the service's API: it speaks the wire, never the cluster.
+		{"internal/execute", []string{"api/...", "internal/controller/...", "internal/restapi/...", "internal/remote", "cmd/..."}},
 	}
 	for _, r := range rules {
 		for file, imports := range productImports(t, filepath.Join("..", "..", r.dir)) {
