@@ -265,6 +265,38 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job nightly failed (BackoffLimitExceeded"))
 		})
 
+		It("spreads a run over an Indexed Job's Pods, and names a failed share in the verdict", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "spread", "exact"))
+			e.Spec.Executor.Parallelism = ptr.To[int32](4)
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			id := runID(e)
+			job := executorJob(e)
+			Expect(job.Spec.CompletionMode).To(HaveValue(Equal(batchv1.IndexedCompletion)))
+			Expect(job.Spec.Completions).To(HaveValue(BeEquivalentTo(4)))
+			Expect(job.Spec.Parallelism).To(HaveValue(BeEquivalentTo(4)))
+			Expect(job.Spec.BackoffLimitPerIndex).To(HaveValue(BeZero()), "a share tried again could write twice")
+			Expect(job.Spec.Template.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "EVAL_SHARES", Value: "4"}))
+
+			By("share 2 fails, the others end: the run is judged, naming the share")
+			up.SetScorer(nil)
+			execute(up, id)
+			now := metav1.Now()
+			job.Status.StartTime = &now
+			job.Status.Failed, job.Status.Succeeded = 1, 3
+			job.Status.CompletedIndexes, job.Status.FailedIndexes = "0,1,3", ptr.To("2")
+			job.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "FailedIndexes",
+					Message: "Job has failed indexes", LastTransitionTime: now},
+				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes",
+					Message: "Job has failed indexes", LastTransitionTime: now},
+			}
+			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
+			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job spread failed (FailedIndexes: " +
+				"Job has failed indexes); share(s) 2 of 4 failed"))
+		})
+
 		// noJobs checks that no Job exists in ns, and no run was created.
 		noJobs := func() {
 			GinkgoHelper()
