@@ -28,6 +28,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
@@ -176,13 +177,42 @@ func (x *execution) resolveChecks(ctx context.Context) error {
 	return nil
 }
 
-func indexOf(ms []evalapi.Metric, nameOrID string) int {
+// indexOf finds a Metric by its id or name on the service, else by its
+// name as an object name ("Valid JSON output" as valid-json-output, as
+// the Metric object is usually named) when one alone has it.
+func indexOf(ms []evalapi.Metric, ref string) int {
+	if i := slices.IndexFunc(ms, func(m evalapi.Metric) bool { return m.Name == ref || m.ID == ref }); i >= 0 {
+		return i
+	}
+	found := -1
 	for i, m := range ms {
-		if m.Name == nameOrID || m.ID == nameOrID {
-			return i
+		if slug(m.Name) == slug(ref) {
+			if found >= 0 {
+				return -1
+			}
+			found = i
 		}
 	}
-	return -1
+	return found
+}
+
+// slug is s in lower case with each run of other characters than letters
+// and digits as one dash.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
 }
 
 // readRecorded reads the run's records of this share: each is kept as

@@ -66,7 +66,7 @@ func newFixture(t *testing.T, n int) *fixture {
 		must(t, err)
 	}
 	ids := make([]string, 0, 2)
-	for _, m := range []struct{ name, out string }{{"correct", "boolean"}, {"fast", "float"}} {
+	for _, m := range []struct{ name, out string }{{"Correct answer", "boolean"}, {"fast", "float"}} {
 		req := evalapitest.MinimalRequest("heuristic", m.out)
 		req.Name = m.name
 		met, err := api.CreateMetric(ctx, key, "p1", req)
@@ -101,7 +101,7 @@ func (f *fixture) config(t *testing.T, url string, progress *bytes.Buffer) Confi
 	body, err := ParseBody(`{"question": {{json .inputs.question}}}`)
 	must(t, err)
 	checks := make([]Check, 0, 2)
-	for _, s := range []string{"correct=exact:answer", "fast=latency:5s"} {
+	for _, s := range []string{"correct-answer=exact:answer", "fast=latency:5s"} {
 		c, err := ParseCheck(s)
 		must(t, err)
 		checks = append(checks, c)
@@ -374,7 +374,7 @@ func TestRunRefusesACheckOfAMetricOutsideTheRun(t *testing.T) {
 	c, _ := ParseCheck("tone=exact")
 	cfg.Checks = append(cfg.Checks, c)
 	_, err := Run(context.Background(), f.api, cfg)
-	if err == nil || !strings.Contains(err.Error(), `check of "tone": the run has no such Metric (it has correct, fast)`) {
+	if err == nil || !strings.Contains(err.Error(), `check of "tone": the run has no such Metric (it has Correct answer, fast)`) {
 		t.Fatalf("error %v", err)
 	}
 	if n := len(f.records(t)); n != 0 {
