@@ -100,9 +100,6 @@ func Run(ctx context.Context, api Service, cfg Config) (Summary, error) {
 	if err := x.prepare(ctx); err != nil {
 		return Summary{}, err
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	x.cancel = cancel
 	done := make(chan struct{})
 	go x.report(done)
 	err := x.execute(ctx)
@@ -285,21 +282,37 @@ func (x *execution) mine(id string) bool {
 }
 
 // execute lists the Testset page by page and hands this share's testcases
-// that have no record yet to Concurrency workers.
+// that have no record yet to Concurrency callers, whose answers
+// Concurrency writers record: the system is kept as busy as Concurrency
+// allows while the service is written to. Once the callers are stopped
+// (MaxErrors), what was answered is still recorded.
 func (x *execution) execute(ctx context.Context) error {
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	x.cancel = cancel
 	work := make(chan Testcase, x.cfg.Concurrency)
-	var wg sync.WaitGroup
+	results := make(chan answered, x.cfg.Concurrency)
+	var callers, writers sync.WaitGroup
 	for range x.cfg.Concurrency {
-		wg.Go(func() {
+		callers.Go(func() {
 			for tc := range work {
-				x.one(ctx, tc)
+				if r, ok := x.call(callCtx, tc); ok {
+					results <- r
+				}
+			}
+		})
+		writers.Go(func() {
+			for r := range results {
+				x.write(ctx, r)
 			}
 		})
 	}
-	err := x.list(ctx, work)
+	err := x.list(callCtx, work)
 	close(work)
-	wg.Wait()
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+	callers.Wait()
+	close(results)
+	writers.Wait()
+	if cause := context.Cause(callCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
 	}
 	if err != nil {
@@ -308,7 +321,7 @@ func (x *execution) execute(ctx context.Context) error {
 	if n := x.lost.Load(); n > 0 {
 		return fmt.Errorf("%d testcase(s) got no record", n)
 	}
-	return nil
+	return ctx.Err()
 }
 
 // list sends this share's unrecorded testcases to work.
@@ -343,41 +356,57 @@ func (x *execution) list(ctx context.Context, work chan<- Testcase) error {
 	}
 }
 
-// one calls the system for tc and writes its record and scores. A call
-// that fails is recorded with its error (every check fails it) until more
-// than MaxErrors have failed; then the execution stops.
-func (x *execution) one(ctx context.Context, tc Testcase) {
+// answered is a testcase and what the system made of it.
+type answered struct {
+	tc  Testcase
+	ans Answer
+	err error
+}
+
+// call calls the system for tc. A call that fails is recorded with its
+// error (every check fails it) until more than MaxErrors have failed;
+// then the execution stops calling. ok is false when nothing is to be
+// recorded.
+func (x *execution) call(ctx context.Context, tc Testcase) (r answered, ok bool) {
 	if ctx.Err() != nil {
-		return
+		return r, false
 	}
-	ans, callErr := x.cfg.System.Call(ctx, tc)
+	ans, err := x.cfg.System.Call(ctx, tc)
 	if ctx.Err() != nil {
-		return
+		return r, false
 	}
-	outputs := map[string]any{OutputLatency: ans.Latency.Milliseconds()}
-	if callErr != nil {
-		outputs[OutputError] = callErr.Error()
-		x.printf("testcase %s: %v", tc.ID, callErr)
+	if err != nil {
+		x.printf("testcase %s: %v", tc.ID, err)
 		if n := x.errs.Add(1); n > int64(x.cfg.MaxErrors) {
-			x.cancel(fmt.Errorf("stopped after %d testcases failed (--max-errors %d); the last: %w", n, x.cfg.MaxErrors, callErr))
-			return
+			x.cancel(fmt.Errorf("stopped after %d testcases failed (--max-errors %d); the last: %w", n, x.cfg.MaxErrors, err))
+			return r, false
 		}
+	}
+	return answered{tc: tc, ans: ans, err: err}, true
+}
+
+// write records r and writes its scores.
+func (x *execution) write(ctx context.Context, r answered) {
+	outputs := map[string]any{OutputLatency: r.ans.Latency.Milliseconds()}
+	if r.err != nil {
+		outputs[OutputError] = r.err.Error()
 	} else {
-		outputs[OutputResponse] = ans.Output
+		outputs[OutputResponse] = r.ans.Output
 	}
 	raw, _ := json.Marshal(outputs)
-	rec, err := x.create(ctx, evalapi.RecordRequest{TestcaseID: tc.ID, Inputs: tc.Inputs, Expected: tc.Expected, Outputs: raw})
+	rec, err := x.create(ctx, evalapi.RecordRequest{TestcaseID: r.tc.ID, Inputs: r.tc.Inputs, Expected: r.tc.Expected,
+		Outputs: raw})
 	if err != nil {
 		x.lost.Add(1)
-		x.printf("testcase %s: writing its record: %v", tc.ID, err)
+		x.printf("testcase %s: writing its record: %v", r.tc.ID, err)
 		return
 	}
 	x.written.Add(1)
-	if callErr != nil {
+	if r.err != nil {
 		x.failed.Add(1)
 	}
-	if err := x.score(ctx, rec, ans.Output, ans.Latency, callErr, nil); err != nil {
-		x.printf("testcase %s: %v", tc.ID, err)
+	if err := x.score(ctx, rec, r.ans.Output, r.ans.Latency, r.err, nil); err != nil {
+		x.printf("testcase %s: %v", r.tc.ID, err)
 	}
 }
 
