@@ -208,6 +208,21 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			return job
 		}
 
+		// failJob writes job's status as the Job controller does when it
+		// gives up: started, then FailureTarget and Failed for reason.
+		failJob := func(job *batchv1.Job, reason, message string) {
+			GinkgoHelper()
+			now := metav1.Now()
+			job.Status.StartTime = &now
+			job.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: reason, Message: message,
+					LastTransitionTime: now},
+				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: reason, Message: message,
+					LastTransitionTime: now},
+			}
+			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+		}
+
 		It("starts one Job once the run exists, with the run's ids and the key by reference, and judges a failed one at once", func() {
 			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
 			e := executor(newRun(ns, "nightly", "exact"))
@@ -251,16 +266,8 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			By("the Job fails before the scores: the run is judged at once, Inconclusive")
 			up.SetScorer(nil)
 			execute(up, id)
-			now := metav1.Now()
-			job.Status.StartTime = &now
 			job.Status.Failed = 1
-			job.Status.Conditions = []batchv1.JobCondition{
-				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
-					Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
-					Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-			}
-			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+			failJob(job, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
 			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
 			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job nightly failed (BackoffLimitExceeded"))
 		})
@@ -281,17 +288,9 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			By("share 2 fails, the others end: the run is judged, naming the share")
 			up.SetScorer(nil)
 			execute(up, id)
-			now := metav1.Now()
-			job.Status.StartTime = &now
 			job.Status.Failed, job.Status.Succeeded = 1, 3
 			job.Status.CompletedIndexes, job.Status.FailedIndexes = "0,1,3", ptr.To("2")
-			job.Status.Conditions = []batchv1.JobCondition{
-				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "FailedIndexes",
-					Message: "Job has failed indexes", LastTransitionTime: now},
-				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes",
-					Message: "Job has failed indexes", LastTransitionTime: now},
-			}
-			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+			failJob(job, "FailedIndexes", "Job has failed indexes")
 			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
 			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job spread failed (FailedIndexes: " +
 				"Job has failed indexes); share(s) 2 of 4 failed"))
