@@ -52,8 +52,9 @@ var _ = Describe("kubectl eval exec", func() {
 		Expect(k8s.Create(ctx, &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exact-answer"},
 			Spec: v1alpha1.MetricSpec{ProjectID: "proj_exec", Name: "Exact answer", EvalType: "heuristic",
 				OutputType: "boolean", APIKeySecretRef: keyRef}})).To(Succeed())
-		var cases []runtime.RawExtension
-		for _, q := range []string{"hello", "bye", "thanks", "again"} {
+		questions := []string{"hello", "bye", "thanks", "again"}
+		cases := make([]runtime.RawExtension, 0, len(questions))
+		for _, q := range questions {
 			cases = append(cases, runtime.RawExtension{Raw: []byte(`{"id":"` + q + `","question":"` + q +
 				`","answer":"` + strings.ToUpper(q) + `"}`)})
 		}
