@@ -246,6 +246,18 @@ type Executor struct {
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Template corev1.PodTemplateSpec `json:"template"`
+
+	// parallelism spreads the run over this many Pods at once: the Job is
+	// Indexed, with as many completions, and each Pod gets EVAL_SHARES and
+	// its JOB_COMPLETION_INDEX, from which the shipped executor (kubectl
+	// eval exec) takes its share of the Testset. A share that fails is not
+	// tried again (backoffLimitPerIndex 0) and the others go on; the run is
+	// judged once every share has ended, and a failed share is named in the
+	// verdict's message. Unset means one Pod, as before.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	Parallelism *int32 `json:"parallelism,omitempty"`
 }
 
 // Verdict is a finished run's outcome.

@@ -139,6 +139,11 @@ var _ = Describe("EvaluationRun validation", func() {
 		Entry("an executor template with more than metadata and spec", evaluationRun,
 			set(map[string]any{}, "spec", "executor", "template", "status"),
 			"spec.executor.template: Too many: 3: must have at most 2 items"),
+		Entry("an executor spread over 4 Pods is valid", evaluationRun, set(4, "spec", "executor", "parallelism")),
+		Entry("an executor spread over no Pod", evaluationRun, set(0, "spec", "executor", "parallelism"),
+			"spec.executor.parallelism: Invalid value: 0: spec.executor.parallelism in body should be greater than or equal to 1"),
+		Entry("an executor spread over more Pods than a run may have", evaluationRun, set(65, "spec", "executor", "parallelism"),
+			"spec.executor.parallelism: Invalid value: 65: spec.executor.parallelism in body should be less than or equal to 64"),
 	)
 
 	// Every string and list a tenant writes is bounded: a run stays small in

@@ -63,7 +63,7 @@ func newRootCommand(stdout, stderr io.Writer, getenv func(string) string) *cobra
 	kube.bind(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(newImportCommand(kube, getenv), newExportIDsCommand(kube),
-		newValidateCommand(kube), newPlanCommand(kube), newGateCommand(kube), newVersionCommand())
+		newValidateCommand(kube), newPlanCommand(kube), newGateCommand(kube), newExecCommand(getenv), newVersionCommand())
 	return root
 }
 

@@ -208,6 +208,21 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			return job
 		}
 
+		// failJob writes job's status as the Job controller does when it
+		// gives up: started, then FailureTarget and Failed for reason.
+		failJob := func(job *batchv1.Job, reason, message string) {
+			GinkgoHelper()
+			now := metav1.Now()
+			job.Status.StartTime = &now
+			job.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: reason, Message: message,
+					LastTransitionTime: now},
+				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: reason, Message: message,
+					LastTransitionTime: now},
+			}
+			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+		}
+
 		It("starts one Job once the run exists, with the run's ids and the key by reference, and judges a failed one at once", func() {
 			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
 			e := executor(newRun(ns, "nightly", "exact"))
@@ -251,18 +266,34 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			By("the Job fails before the scores: the run is judged at once, Inconclusive")
 			up.SetScorer(nil)
 			execute(up, id)
-			now := metav1.Now()
-			job.Status.StartTime = &now
 			job.Status.Failed = 1
-			job.Status.Conditions = []batchv1.JobCondition{
-				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
-					Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
-					Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-			}
-			Expect(k8s.Status().Update(rootCtx, job)).To(Succeed())
+			failJob(job, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
 			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
 			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job nightly failed (BackoffLimitExceeded"))
+		})
+
+		It("spreads a run over an Indexed Job's Pods, and names a failed share in the verdict", func() {
+			Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+			e := executor(newRun(ns, "spread", "exact"))
+			e.Spec.Executor.Parallelism = ptr.To[int32](4)
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			id := runID(e)
+			job := executorJob(e)
+			Expect(job.Spec.CompletionMode).To(HaveValue(Equal(batchv1.IndexedCompletion)))
+			Expect(job.Spec.Completions).To(HaveValue(BeEquivalentTo(4)))
+			Expect(job.Spec.Parallelism).To(HaveValue(BeEquivalentTo(4)))
+			Expect(job.Spec.BackoffLimitPerIndex).To(HaveValue(BeZero()), "a share tried again could write twice")
+			Expect(job.Spec.Template.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "EVAL_SHARES", Value: "4"}))
+
+			By("share 2 fails, the others end: the run is judged, naming the share")
+			up.SetScorer(nil)
+			execute(up, id)
+			job.Status.Failed, job.Status.Succeeded = 1, 3
+			job.Status.CompletedIndexes, job.Status.FailedIndexes = "0,1,3", ptr.To("2")
+			failJob(job, "FailedIndexes", "Job has failed indexes")
+			Expect(judged(e)).To(Equal(v1alpha1.Verdict("Inconclusive")))
+			Expect(passedCondition(e).Message).To(ContainSubstring("the executor Job spread failed (FailedIndexes: " +
+				"Job has failed indexes); share(s) 2 of 4 failed"))
 		})
 
 		// noJobs checks that no Job exists in ns, and no run was created.

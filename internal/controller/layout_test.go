@@ -60,6 +60,8 @@ func TestImportRules(t *testing.T) {
 		{"internal/convert", []string{"internal/remote", "internal/controller/...", "internal/restapi/..."}},
 		// The verdict is pure: counts in, a verdict out, nothing of the project.
 		{"internal/verdict", []string{"internal/...", "api/...", "cmd/..."}},
+		// The executor runs in a Pod with only the service's API: it speaks the wire, never the cluster.
+		{"internal/execute", []string{"api/...", "internal/controller/...", "internal/restapi/...", "internal/remote", "cmd/..."}},
 	}
 	for _, r := range rules {
 		for file, imports := range productImports(t, filepath.Join("..", "..", r.dir)) {

@@ -24,8 +24,10 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/eval-operator/eval-operator/internal/executorpolicy"
 	"github.com/eval-operator/eval-operator/internal/gates"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
@@ -83,8 +85,16 @@ func readGateSamples(t *testing.T) (map[string]bool, []webhook) {
 				t.Fatalf("%s: %v", path, err)
 			}
 			if text, ok := obj.Data[gates.TemplateKey]; ok && obj.Kind == "ConfigMap" {
-				if _, err := gates.FromTemplate([]byte(text), "team-a"); err != nil {
+				run, err := gates.FromTemplate([]byte(text), "team-a")
+				if err != nil {
 					t.Errorf("%s: ConfigMap %s: %v", path, obj.Metadata.Name, err)
+				} else if run.Spec.Executor != nil {
+					// A sample's executor starts under the namespace's defaults.
+					tmpl := run.Spec.Executor.Template.DeepCopy()
+					if errs := executorpolicy.Apply(tmpl, executorpolicy.Grant{KeySecret: "evaluation-api-key"},
+						field.NewPath("spec", "executor", "template")); len(errs) > 0 {
+						t.Errorf("%s: ConfigMap %s: the executor is refused: %v", path, obj.Metadata.Name, errs)
+					}
 				}
 				templates[obj.Metadata.Name] = true
 			}

@@ -136,6 +136,9 @@ func (b *bench) kindRuns(ctx context.Context, t *testing.T, tab *table, concurre
 			t.Fatalf("isolation run: %v", err)
 		}
 	}
+	if err := executorRuns(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // restRuns runs the REST server runs, standalone and remote, at each

@@ -102,7 +102,7 @@ func executorJob(e *v1alpha1.EvaluationRun, env executorEnv, tmpl corev1.PodTemp
 			return slices.ContainsFunc(vars, func(o corev1.EnvVar) bool { return o.Name == v.Name })
 		}), vars...)
 	}
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: e.Namespace, Labels: mergeLabels(nil, name),
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(e,
@@ -114,6 +114,8 @@ func executorJob(e *v1alpha1.EvaluationRun, env executorEnv, tmpl corev1.PodTemp
 			Template:              tmpl,
 		},
 	}
+	spread(job, e)
+	return job
 }
 
 // mergeLabels is in with the executor label set to name.
@@ -265,7 +267,8 @@ func (r *Reconciler) startExecutor(ctx context.Context, s *scope,
 	e.Status.ExecutorJob = job.Name
 	for _, c := range job.Status.Conditions {
 		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-			return fmt.Sprintf("the executor Job %s failed (%s: %s)", job.Name, c.Reason, c.Message), nil, nil
+			return fmt.Sprintf("the executor Job %s failed (%s: %s)%s", job.Name, c.Reason, c.Message,
+				failedShares(job)), nil, nil
 		}
 	}
 	return "", nil, nil
