@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
@@ -115,9 +115,11 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "sending the API key of %s to %s\n", source, live.url)
-	svc, err := evalapi.NewClient(evalapi.Options{BaseURL: live.url, UserAgent: "kubectl-eval", HTTPClient: live.httpClient})
-	if err != nil {
-		return fmt.Errorf("the service's URL: %w", err)
+	svc := live.svc
+	if svc == nil {
+		if svc, err = evalapi.NewClient(evalapi.Options{BaseURL: live.url, UserAgent: userAgent}); err != nil {
+			return fmt.Errorf("the service's URL: %w", err)
+		}
 	}
 	opts := manifests.ImportOptions{
 		ProjectID: o.projectID,
@@ -221,7 +223,7 @@ func (o *importOptions) callerKey(ctx context.Context) (evalapi.APIKey, string, 
 	case o.getenv(envAPIKey) != "":
 		return checkKey(o.getenv(envAPIKey), "$"+envAPIKey)
 	case o.secret != "":
-		return o.secretKey(ctx, "", v1alpha1.SecretKeySelector{Name: o.secret})
+		return o.secretKey(ctx)
 	case o.ownKey:
 		return "", "", errors.New("--own-key: give --key-file, set $" + envAPIKey + ", or name the key's Secret with --secret")
 	}
@@ -241,32 +243,34 @@ func checkKey(raw, source string) (evalapi.APIKey, string, error) {
 	return key, source, nil
 }
 
-// serviceKey is the key --service names for itself.
+// serviceKey is the key --service names for itself, read as the manager
+// reads it.
 func (o *importOptions) serviceKey(ctx context.Context, live liveService) (evalapi.APIKey, string, error) {
-	if live.keyRef == nil {
+	secret, field, ok := live.of.KeySecret()
+	if !ok {
 		return "", "", fmt.Errorf("--service %s names no apiKeySecretRef: to send your own key to its url %s, add --own-key",
 			o.service, live.url)
 	}
-	return o.secretKey(ctx, live.keyNamespace, *live.keyRef)
+	key, err := live.of.Key(ctx)
+	return keyRead(key, secret, field, err)
 }
 
-// secretKey reads the key in ref's Secret in namespace ("" for the
-// kubeconfig's) with the manager's own rules and messages (remote.ReadKey).
-func (o *importOptions) secretKey(ctx context.Context, namespace string, ref v1alpha1.SecretKeySelector) (
-	evalapi.APIKey, string, error,
-) {
+// secretKey reads the key in the --secret Secret, in the kubeconfig's
+// namespace, with the manager's own rules and messages (remote.ReadKey).
+func (o *importOptions) secretKey(ctx context.Context) (evalapi.APIKey, string, error) {
 	c, ns, err := o.kube.client()
 	if err != nil {
 		return "", "", err
 	}
-	if namespace != "" {
-		ns = namespace
-	}
-	field := cmp.Or(ref.Key, v1alpha1.DefaultAPIKeySecretKey)
-	source := fmt.Sprintf("Secret %s/%s key %s", ns, ref.Name, field)
+	ref := v1alpha1.SecretKeySelector{Name: o.secret}
 	key, err := remote.ReadKey(ctx, c, ns, ref)
+	return keyRead(key, types.NamespacedName{Namespace: ns, Name: ref.Name}, v1alpha1.DefaultAPIKeySecretKey, err)
+}
+
+// keyRead is a key read from field of secret, and the source to name it by.
+func keyRead(key evalapi.APIKey, secret types.NamespacedName, field string, err error) (evalapi.APIKey, string, error) {
 	if err != nil {
-		return "", "", fmt.Errorf("reading the API key in namespace %s: %w", ns, err)
+		return "", "", fmt.Errorf("reading the API key in namespace %s: %w", secret.Namespace, err)
 	}
-	return key, source, nil
+	return key, fmt.Sprintf("Secret %s key %s", secret, field), nil
 }

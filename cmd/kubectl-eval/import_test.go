@@ -128,7 +128,26 @@ var _ = Describe("import", func() {
 		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "--service", "Cluster/"+svc.Name)
 		Expect(err).To(MatchError(ContainSubstring("the kind must be EvaluationService or ClusterEvaluationService")))
 		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "-n", keys, "--service", "missing")
-		Expect(err).To(MatchError(ContainSubstring(`reading EvaluationService/missing`)))
+		Expect(err).To(MatchError(ContainSubstring("--service EvaluationService/missing: EvaluationService/missing not found in namespace " + keys)))
+	})
+
+	It("refuses a --service that does not allow the namespace, as the manager does, and sends nothing", func(ctx SpecContext) {
+		keys, err := framework.NewNamespace(ctx, k8s, "import-elsewhere-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		svc := &v1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{GenerateName: "import-"},
+			Spec: v1alpha1.ClusterEvaluationServiceSpec{Namespaces: []string{keys},
+				ServiceConnection: v1alpha1.ServiceConnection{URL: v1alpha1.ServiceURL(upstream.URL())},
+				APIKeySecretRef: &v1alpha1.NamespacedSecretKeySelector{Namespace: keys,
+					SecretKeySelector: v1alpha1.SecretKeySelector{Name: framework.KeySecretName}}}}
+		Expect(k8s.Create(ctx, svc)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(k8s.Delete(ctx, svc)).To(Succeed()) })
+
+		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "-n", "default", "--service", "ClusterEvaluationService/"+svc.Name)
+		Expect(err).To(MatchError(ContainSubstring("does not allow namespace default")))
+		Expect(upstream.Calls(evalapitest.OpListMetrics)).To(BeZero(), "nothing was sent")
+
+		_, _, err = run(ctx, nil, "import", "--project-id", "proj-a", "-n", keys, "--service", "ClusterEvaluationService/"+svc.Name)
+		Expect(err).NotTo(HaveOccurred())
 	})
 
 	It("never sends the caller's key to a --service's url unless --own-key says so", func(ctx SpecContext) {

@@ -19,23 +19,25 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
-// liveService is a service connection read from the cluster: where to
-// send requests, and the Secret its key is in.
+// userAgent is what the plugin's requests to a service say they come from.
+const userAgent = "kubectl-eval"
+
+// liveService is the service import calls: its URL and client, and, for
+// --service, the service object it was resolved from.
 type liveService struct {
-	url        string
-	httpClient *http.Client
-	// keyNamespace and keyRef name the service's key; keyRef is nil when it names none.
-	keyNamespace string
-	keyRef       *v1alpha1.SecretKeySelector
+	url string
+	svc evalapi.Service
+	// of is the --service the manager's connector resolved; nil for a URL.
+	of *remote.ServiceClient
 }
 
 // parseServiceRef reads --service: [Kind/]NAME, the kind EvaluationService
@@ -55,25 +57,21 @@ func parseServiceRef(s string) (v1alpha1.ServiceReference, error) {
 	return v1alpha1.ServiceReference{}, fmt.Errorf("--service %q: the kind must be EvaluationService or ClusterEvaluationService", s)
 }
 
-// readService reads ref from the cluster, in namespace for the namespaced kind.
+// readService resolves ref for namespace through the manager's connector:
+// the same lookup, namespace rule, caBundle and timeout as the objects of
+// namespace get. The plugin runs on the caller's network, not the
+// manager's, and does not know the manager's flags, so the manager's rules
+// on a namespaced service's address (--allow-private-service-addresses,
+// --namespaced-service-hosts) do not apply; the URL a key goes to is
+// printed before it is sent.
 func readService(ctx context.Context, c client.Client, namespace string, ref v1alpha1.ServiceReference) (liveService, error) {
-	var so v1alpha1.ServiceObject = &v1alpha1.ClusterEvaluationService{}
-	key := client.ObjectKey{Name: ref.Name}
-	if ref.Kind == v1alpha1.KindEvaluationService {
-		so, key.Namespace = &v1alpha1.EvaluationService{}, namespace
+	connector := remote.NewConnector(c, remote.Defaults{Services: c, AllowPrivateServiceAddresses: true, UserAgent: userAgent})
+	sc, err := connector.ServiceFor(ctx, namespace, ref)
+	if err != nil {
+		return liveService{}, fmt.Errorf("--service %s: %w", ref, err)
 	}
-	if err := c.Get(ctx, key, so); err != nil {
-		return liveService{}, fmt.Errorf("reading %s: %w", ref, err)
-	}
-	conn := so.GetConnection()
-	if conn.Standalone != nil {
+	if sc.Service == nil {
 		return liveService{}, fmt.Errorf("%s is standalone: the cluster is its system of record, there is nothing to import", ref)
 	}
-	t, err := remote.NewTransport(remote.TransportOptions{CABundle: conn.CABundle})
-	if err != nil {
-		return liveService{}, fmt.Errorf("%s: caBundle: %w", ref, err)
-	}
-	ls := liveService{url: string(conn.URL), httpClient: &http.Client{Transport: t}}
-	ls.keyNamespace, ls.keyRef = so.GetKeySecret()
-	return ls, nil
+	return liveService{url: sc.Endpoint, svc: sc.Service, of: sc}, nil
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package controller_test
 
 import (
+	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -166,6 +167,28 @@ var _ = Describe("Tenants of one ClusterEvaluationService with a shared key", fu
 		Expect(alice.Status.ID).To(Equal(byAnnotation.ID))
 		Eventually(readyCondition(carol)).Should(haveReason(metav1.ConditionTrue, v1alpha1.ReasonObserved))
 		Expect(carol.Status.ID).To(Equal(byName.ID))
+	})
+
+	It("refuses a Testset's adoption under the shared key in the words a Metric's refusal uses", func() {
+		remoteSet, err := up.opts.Service.CreateTestset(rootCtx, testKey, "proj-1", evalapi.TestsetRequest{Name: "made in the UI",
+			JSONSchema:   json.RawMessage(`{"type":"object"}`),
+			FieldMapping: evalapi.FieldMapping{Inputs: []string{"question"}, Expected: []string{"answer"}, Metadata: []string{}}})
+		Expect(err).NotTo(HaveOccurred())
+		t := newTestset(teamA, "adopting", inline(`{"id":"a","answer":"1"}`))
+		t.Spec.APIKeySecretRef = nil
+		t.Spec.ServiceRef = &v1alpha1.ServiceReference{Kind: v1alpha1.KindClusterEvaluationService, Name: shared.Name}
+		t.Annotations = map[string]string{v1alpha1.TestsetIDAnnotation: remoteSet.ID}
+		Expect(k8s.Create(rootCtx, t)).To(Succeed())
+		m := onShared(teamA, "adopting")
+		m.Annotations = map[string]string{v1alpha1.MetricIDAnnotation: outside("made in the UI").ID}
+		Expect(k8s.Create(rootCtx, m)).To(Succeed())
+
+		Eventually(stalledReason(t)).Should(Equal(v1alpha1.ReasonAdoptionNotAllowed))
+		Eventually(stalledReason(m)).Should(Equal(v1alpha1.ReasonAdoptionNotAllowed))
+		why := "ClusterEvaluationService/" + shared.Name + "'s key is shared by every namespace it allows, so which " +
+			"namespace a remote id belongs to cannot be told, and its spec.adoption does not allow adoption"
+		Expect(stalledMessage(t)).To(ContainSubstring(why))
+		Expect(stalledMessage(m)).To(ContainSubstring(why))
 	})
 
 	It("never deletes an adopted id it could not read: deleting the object orphans it", func() {

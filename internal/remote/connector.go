@@ -67,6 +67,9 @@ type Defaults struct {
 	// EvaluationService's URL may name: exact names, or *.suffix for any
 	// name under suffix.
 	NamespacedServiceHosts []string
+	// UserAgent is the User-Agent of the service objects' clients; empty
+	// sends evalapi's default.
+	UserAgent string
 }
 
 // Connector resolves the service each object uses.

@@ -167,21 +167,7 @@ func newServiceSet(d Defaults) *serviceSet {
 func (c *Connector) resolve(ctx context.Context, obj v1alpha1.Object) (*service, error) {
 	set := c.services
 	if ref := obj.GetServiceRef(); ref != nil {
-		if set.reader == nil {
-			return nil, &ServiceError{Reason: v1alpha1.ReasonServiceNotFound,
-				Message: ref.String() + " cannot be used: this operator resolves no service kinds"}
-		}
-		so, err := set.get(ctx, set.reader, ref.Kind, obj.GetNamespace(), ref.Name)
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil, notFound(*ref, obj.GetNamespace())
-		case err != nil:
-			return nil, err
-		}
-		if ok, err := set.allows(ctx, so, obj.GetNamespace()); err != nil || !ok {
-			return nil, notAllowed(err, *ref, obj.GetNamespace())
-		}
-		return set.service(so)
+		return c.byRef(ctx, *ref, obj.GetNamespace(), ": create it or change spec.serviceRef")
 	}
 	if set.reader == nil {
 		return c.flags, nil
@@ -209,13 +195,34 @@ func (c *Connector) resolve(ctx context.Context, obj v1alpha1.Object) (*service,
 	return c.flags, nil
 }
 
-func notFound(ref v1alpha1.ServiceReference, namespace string) *ServiceError {
+// byRef is the service ref names for namespace: it must exist and allow
+// namespace. hint ends the message of a service that is not found.
+func (c *Connector) byRef(ctx context.Context, ref v1alpha1.ServiceReference, namespace, hint string) (*service, error) {
+	set := c.services
+	if set.reader == nil {
+		return nil, &ServiceError{Reason: v1alpha1.ReasonServiceNotFound,
+			Message: ref.String() + " cannot be used: this operator resolves no service kinds"}
+	}
+	so, err := set.get(ctx, set.reader, ref.Kind, namespace, ref.Name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, notFound(ref, namespace, hint)
+	case err != nil:
+		return nil, err
+	}
+	if ok, err := set.allows(ctx, so, namespace); err != nil || !ok {
+		return nil, notAllowed(err, ref, namespace)
+	}
+	return set.service(so)
+}
+
+func notFound(ref v1alpha1.ServiceReference, namespace, hint string) *ServiceError {
 	where := ""
 	if ref.Kind == v1alpha1.KindEvaluationService {
 		where = " in namespace " + namespace
 	}
 	return &ServiceError{Reason: v1alpha1.ReasonServiceNotFound,
-		Message: fmt.Sprintf("%s not found%s: create it or change spec.serviceRef", ref, where)}
+		Message: fmt.Sprintf("%s not found%s%s", ref, where, hint)}
 }
 
 func notAllowed(err error, ref v1alpha1.ServiceReference, namespace string) error {
@@ -348,7 +355,7 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 		return nil, &ServiceError{Reason: v1alpha1.ReasonRejected, Message: b.name + ": caBundle: " + err.Error()}
 	}
 	c, err := evalapi.NewClient(evalapi.Options{BaseURL: string(spec.URL), HTTPClient: &http.Client{Transport: t},
-		Timeout: limits.Timeout, MetricsLabel: ServiceKey(so)})
+		Timeout: limits.Timeout, MetricsLabel: ServiceKey(so), UserAgent: s.defaults.UserAgent})
 	if err != nil {
 		return nil, &ServiceError{Reason: v1alpha1.ReasonRejected, Message: b.name + ": " + err.Error()}
 	}

@@ -248,10 +248,8 @@ func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) apierror.Respons
 	if err != nil {
 		return s.failure(runKind, err)
 	}
-	if run.Status.ExpectedRecords == nil && refs.testset != nil {
-		run.Status.ExpectedRecords = ptr.To(refs.testset.Status.Testcases)
-	}
-	answer := runAnswer(run, refs.testsetID, refs.metricIDs(), nil)
+	expected := expectedOf(refs.testset)
+	answer := runAnswer(run, refs.testsetID, refs.metricIDs(), expected)
 	if run.Status.Verdict == "" && s.standaloneOnly(r.Context(), run) == nil {
 		// The phase as of these counts, which the reconciler reports only at
 		// its next look.
@@ -260,7 +258,7 @@ func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) apierror.Respons
 			metrics[i] = remote.JudgingOf(m)
 		}
 		// standaloneOnly passed: the cluster keeps this run.
-		kept, _ := remote.ClusterRun(run).Get(r.Context(), nil, metrics)
+		kept, _ := remote.ClusterRun(run).Get(r.Context(), expected, metrics)
 		answer.Status = kept.Status
 	}
 	return apierror.Response{Status: http.StatusOK, Body: answer}

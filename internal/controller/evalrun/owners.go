@@ -25,7 +25,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // A run that names a remote Testset or Metric by its id is held to the
@@ -76,7 +75,7 @@ func (r *Reconciler) owned(ctx context.Context, s *scope, projects []string) (
 	}
 	o := kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 		"spec.projectId %s is not the project of a Testset or Metric this run names that its namespace holds: %s; "+
-			"name the project of the run's own Testset and Metrics", e.Spec.ProjectID, sharedKey(s.Conn)))
+			"name the project of the run's own Testset and Metrics", e.Spec.ProjectID, kit.SharedKey(s.Conn)))
 	return &o, nil
 }
 
@@ -100,16 +99,10 @@ func ownerOf[T v1alpha1.IDClaim](k kit.IDKind, field, id string, s *scope,
 	case !s.Conn.MayAdopt:
 		stalled := kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 			"%s names remote %s %s, which no %s of this namespace holds: %s; create a %s for it in this namespace "+
-				"and name that, or give the run its own spec.apiKeySecretRef", field, k.Kind, id, k.Kind, sharedKey(s.Conn), k.Kind))
+				"and name that, or give the run its own spec.apiKeySecretRef", field, k.Kind, id, k.Kind, kit.SharedKey(s.Conn), k.Kind))
 		return none, &stalled
 	}
 	return none, nil
-}
-
-// sharedKey says why s.Conn may not take on a remote id no object holds.
-func sharedKey(conn *remote.Connection) string {
-	return conn.Service + "'s key is shared by every namespace it allows, so whose it is cannot be told, and its " +
-		"spec.adoption does not allow adoption"
 }
 
 // adoption returns the outcome that stops e from following run id, which a
@@ -122,5 +115,5 @@ func adoption(s *scope, id string) (kit.Outcome, bool) {
 	}
 	return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 		"annotation %s names run %s, which this object did not create: %s; give the run its own "+
-			"spec.apiKeySecretRef, or remove the annotation", v1alpha1.RunIDAnnotation, id, sharedKey(s.Conn))), true
+			"spec.apiKeySecretRef, or remove the annotation", v1alpha1.RunIDAnnotation, id, kit.SharedKey(s.Conn))), true
 }

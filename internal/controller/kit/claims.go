@@ -22,6 +22,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/quote"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 // A recorded remote id is checked before anything is done under it: it must
@@ -135,4 +136,11 @@ func Claimed(k IDKind, id string, self, holder v1alpha1.IDClaim) Outcome {
 	return Stalled(k.Claimed, fmt.Sprintf(
 		"%s already holds remote id %s on this service; two objects cannot manage one remote %s: "+
 			"correct or remove annotation %s", who, id, k.Kind, k.Annotation))
+}
+
+// SharedKey says why an object using conn may not take on a remote id it
+// did not create (conn.MayAdopt is false), in the words every kind uses.
+func SharedKey(conn *remote.Connection) string {
+	return conn.Service + "'s key is shared by every namespace it allows, so which namespace a remote id belongs to " +
+		"cannot be told, and its spec.adoption does not allow adoption"
 }

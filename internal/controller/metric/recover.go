@@ -113,7 +113,7 @@ func (r *Reconciler) settlePending(ctx context.Context, s *scope,
 	switch {
 	case len(free) == 1 && !s.Conn.MayAdopt:
 		return needsPerson(m, fmt.Sprintf("the one Metric equal to its spec that no object claims, %s, may be another "+
-			"namespace's: %s", free[0].ID, sharedKey(s.Conn))), ctrl.Result{}, nil
+			"namespace's: %s", free[0].ID, kit.SharedKey(s.Conn))), ctrl.Result{}, nil
 	case len(free) == 1:
 		return r.adoptRecovered(ctx, m, free[0])
 	case len(free) > 1:

@@ -38,12 +38,6 @@ func adoptionOutcome(s *scope, id string) (kit.Outcome, bool) {
 // adoptionNotAllowed is the outcome of an adoption, what, refused because
 // s.Conn's key is shared by namespaces; instead says what else a person can do.
 func adoptionNotAllowed(conn *remote.Connection, what, instead string) kit.Outcome {
-	return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, what+" is refused: "+sharedKey(conn)+
+	return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, what+" is refused: "+kit.SharedKey(conn)+
 		"; give this object its own spec.apiKeySecretRef, or "+instead)
-}
-
-// sharedKey says why conn may not adopt.
-func sharedKey(conn *remote.Connection) string {
-	return conn.Service + "'s key is shared by every namespace it allows, so whose remote Metric this is cannot be " +
-		"told, and its spec.adoption does not allow adoption"
 }

@@ -143,9 +143,9 @@ func (r *Reconciler) settle(ctx context.Context, s *scope) (
 	case !s.Conn.MayAdopt:
 		return "", kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 			"an earlier create may have reached the service but its id was not recorded; taking remote Testset %s "+
-				"by its name is refused: %s's key is shared by every namespace it allows; give this object its own "+
-				"spec.apiKeySecretRef, or set annotation %s to the id it created",
-			found[0].ID, s.Conn.Service, v1alpha1.TestsetIDAnnotation)), ctrl.Result{}, nil
+				"by its name is refused: %s; give this object its own spec.apiKeySecretRef, or set annotation %s "+
+				"to the id it created",
+			found[0].ID, kit.SharedKey(s.Conn), v1alpha1.TestsetIDAnnotation)), ctrl.Result{}, nil
 	}
 	if err := r.recordID(ctx, t, found[0].ID); err != nil {
 		return "", kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err

@@ -48,10 +48,9 @@ func (r *Reconciler) sync(ctx context.Context, s *scope, set testcases.Set) (kit
 		}
 	case first && !s.Conn.MayAdopt:
 		return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
-			"adopting remote Testset %s from annotation %s is refused: %s's key is shared by every namespace it "+
-				"allows, so whose Testset this is cannot be told; give this object its own spec.apiKeySecretRef, "+
-				"or remove the annotation to create a new remote Testset",
-			id, v1alpha1.TestsetIDAnnotation, s.Conn.Service)), ctrl.Result{}, nil
+			"adopting remote Testset %s from annotation %s is refused: %s; give this object its own "+
+				"spec.apiKeySecretRef, or remove the annotation to create a new remote Testset",
+			id, v1alpha1.TestsetIDAnnotation, kit.SharedKey(s.Conn))), ctrl.Result{}, nil
 	}
 	t.Status.ID = id
 	if kept, ok := s.Client.KeptInCluster(len(set.Cases), set.Digest); ok {
