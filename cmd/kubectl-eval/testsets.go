@@ -117,7 +117,7 @@ func planTestset(ctx context.Context, c checked, res checkResult) (string, strin
 	var counts string
 	switch {
 	case set != nil && old != nil:
-		plan := set.Diff(remoteOf(*old, string(t.Spec.KeyField)))
+		plan := set.Diff(testcases.IndexOf(*old, string(t.Spec.KeyField)))
 		if !plan.Empty() {
 			counts = "testcases: " + plan.String()
 		}
@@ -156,14 +156,4 @@ func planNewTestset(t *v1alpha1.Testset, set *testcases.Set, from, readOnly stri
 			" without Create: Stalled CreateNotAllowed"
 	}
 	return actionCreate, fmt.Sprintf("a remote Testset in project %s with %s", t.Spec.ProjectID, what)
-}
-
-// remoteOf indexes set as a remote Testset would hold it, each testcase
-// under its key.
-func remoteOf(set testcases.Set, keyField string) *testcases.Remote {
-	r := testcases.NewRemote(keyField)
-	for _, c := range set.Cases {
-		r.Add(c.Key, c.Data)
-	}
-	return r
 }

@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Remote indexes a remote Testset's testcases by key, as a sweep of its
@@ -97,6 +98,36 @@ func (s Set) Diff(r *Remote) Plan {
 
 // Empty reports whether the plan changes nothing.
 func (p Plan) Empty() bool { return len(p.Create)+len(p.Update)+len(p.Delete) == 0 }
+
+// Done says what the plan did once sent, for events and conditions: "2
+// updated, 1 removed", only the counts that are not zero, or "no testcase
+// changed".
+func (p Plan) Done() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		verb string
+	}{{len(p.Create), "added"}, {len(p.Update), "updated"}, {len(p.Delete), "removed"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.verb))
+		}
+	}
+	if len(parts) == 0 {
+		return "no testcase changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// IndexOf indexes s as a remote Testset holding it would be indexed, each
+// testcase under its key as its id: a Diff against it is what changed from
+// s, with the keys of the updated and removed testcases as their ids.
+func IndexOf(s Set, keyField string) *Remote {
+	r := NewRemote(keyField)
+	for _, c := range s.Cases {
+		r.Add(c.Key, c.Data)
+	}
+	return r
+}
 
 // String counts the plan's changes, for messages.
 func (p Plan) String() string {

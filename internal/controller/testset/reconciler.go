@@ -55,6 +55,7 @@ type Reconciler struct {
 	artifacts  *Artifacts
 	fluxServed map[v1alpha1.SourceKind]bool
 	synced     *syncedSets
+	last       *lastSets
 	// limits bound every source's set; sets holds the sets of sources read
 	// before, shared by their Testsets; fetches bounds the artifact fetches
 	// under way, and memory the sets held, per namespace and in all.
@@ -72,6 +73,9 @@ const recoveryMargin = 10 * time.Second
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	t := &v1alpha1.Testset{}
 	if live, err := r.GetLive(ctx, req, t); !live {
+		if err == nil {
+			r.last.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, err
 	}
 	conn, cerr := r.Connector.Connect(ctx, t)

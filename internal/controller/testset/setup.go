@@ -79,7 +79,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		return err
 	}
 	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin,
-		artifacts: artifacts.withDefaults(), fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets(),
+		artifacts: artifacts.withDefaults(), fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets(), last: newLastSets(),
 		limits: limits, sets: newSetCache(setCacheSets * limits.Bytes), fetches: newFetchLine(workers),
 		memory: budget}
 	watches := []kit.Watch{{Object: &corev1.ConfigMap{}, Map: users(mgr.GetClient(), configMapIndex),

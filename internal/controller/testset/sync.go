@@ -21,9 +21,11 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -56,9 +58,7 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 	}
 	t.Status.ID = id
 	if !conn.HoldsCopies() {
-		t.Status.Testcases, t.Status.Digest = int32(len(set.Cases)), set.Digest //nolint:gosec // at most testcases.MaxTestcases
-		return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf(
-			"%d testcases validated; the cluster is their record (standalone service)", len(set.Cases))), ctrl.Result{}, nil
+		return r.validated(t, set), ctrl.Result{}, nil
 	}
 	drift := r.drift.Every(conn.DriftInterval)
 	if o, ok := upToDate(t, set); ok && !first {
@@ -121,8 +121,38 @@ func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection,
 	if first {
 		o.Reason = v1alpha1.ReasonCreated
 	}
-	o.Message += fmt.Sprintf(" (last sync: %s)", plan)
+	o.Message += "; this sync: " + plan.Done()
+	if !plan.Empty() {
+		r.announce(t, o)
+	}
 	return o, drift.Requeue(t.UID), nil
+}
+
+// validated records that a standalone service's Testset holds set: the
+// cluster is the record, nothing is sent. It says what changed since the
+// set this manager validated before, when it knows it.
+func (r *Reconciler) validated(t *v1alpha1.Testset, set testcases.Set) kit.Outcome {
+	t.Status.Testcases, t.Status.Digest = int32(len(set.Cases)), set.Digest //nolint:gosec // at most testcases.MaxTestcases
+	change, changed := r.last.swap(client.ObjectKeyFromObject(t), t.UID, string(t.Spec.KeyField), set)
+	if change != "" {
+		change = " (" + change + ")"
+	}
+	o := kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf(
+		"%d testcases validated%s; the cluster is their record (standalone service)", len(set.Cases), change))
+	if changed {
+		r.announce(t, o)
+	}
+	return o
+}
+
+// announce emits o's event for a sync that changed testcases while Ready
+// keeps its reason: the status patch emits one only when Ready changes, and
+// a reviewer looks for what each sync did in the events.
+func (r *Reconciler) announce(t *v1alpha1.Testset, o kit.Outcome) {
+	c := meta.FindStatusCondition(t.Status.Conditions, v1alpha1.ConditionReady)
+	if c != nil && c.Status == metav1.ConditionTrue && c.Reason == o.Reason {
+		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, o.Reason, "Sync", "%s", o.Message)
+	}
 }
 
 // synced records in t's status that the remote Testset holds set, and

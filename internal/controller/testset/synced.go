@@ -20,6 +20,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
 // syncedSets remembers, per Testset, the generation and source digest this
@@ -57,4 +59,50 @@ func (s *syncedSets) forget(uid types.UID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.by, uid)
+}
+
+// lastSets remembers, per Testset of a standalone service, the set it last
+// validated, indexed as a remote Testset would be (keys and hashes only),
+// so a sync can say what changed since: the cluster is the record, and no
+// service holds the old testcases to compare with. After a restart of the
+// manager the first sync knows only the count. An entry goes with its
+// Testset (not found) or when the UID at that name changes.
+type lastSets struct {
+	mu sync.Mutex
+	by map[types.NamespacedName]lastSet
+}
+
+type lastSet struct {
+	uid    types.UID
+	digest string
+	index  *testcases.Remote
+	// change is what its sync changed (Plan.Done), "" when not known.
+	change string
+}
+
+func newLastSets() *lastSets { return &lastSets{by: map[types.NamespacedName]lastSet{}} }
+
+// swap records set as the last of the Testset at name and returns what its
+// sync changed ("" when unknown: the first set this manager sees), and
+// whether set is new since the last call. An unchanged set keeps the change
+// its sync made.
+func (l *lastSets) swap(name types.NamespacedName, uid types.UID, keyField string, set testcases.Set) (
+	change string, changed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	prev, ok := l.by[name]
+	switch {
+	case ok && prev.uid == uid && prev.digest == set.Digest:
+		return prev.change, false
+	case ok && prev.uid == uid:
+		change = set.Diff(prev.index).Done()
+	}
+	l.by[name] = lastSet{uid: uid, digest: set.Digest, index: testcases.IndexOf(set, keyField), change: change}
+	return change, change != ""
+}
+
+func (l *lastSets) forget(name types.NamespacedName) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.by, name)
 }
