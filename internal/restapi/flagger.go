@@ -225,6 +225,15 @@ func (s *Server) runFromTemplate(ctx context.Context, p flaggerPayload, key type
 	}
 	run.Annotations[FlaggerCanaryAnnotation] = p.Name
 	run.Annotations[FlaggerChecksumAnnotation] = p.Checksum
+	// The release's labels, for the run gauges: the canary's name is a DNS
+	// label; a checksum that is no label value stays in its annotation only.
+	if run.Labels == nil {
+		run.Labels = map[string]string{}
+	}
+	run.Labels[evaluationv1alpha1.CanaryLabel] = p.Name
+	if len(validation.IsValidLabelValue(p.Checksum)) == 0 {
+		run.Labels[evaluationv1alpha1.RevisionLabel] = p.Checksum
+	}
 	if v := p.Metadata["systemVersionId"]; v != "" {
 		run.Spec.SystemVersionID = v
 	}
