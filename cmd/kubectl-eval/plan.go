@@ -148,8 +148,23 @@ func planOf(ctx context.Context, c checked, res checkResult) (action, detail str
 		return planMetric(c)
 	case "Testset":
 		return planTestset(ctx, c, res)
+	case "TestsetDeletion", "TestcaseDeletion":
+		return planDeletion(c)
 	}
-	return planDeletion(c)
+	return planObject(c)
+}
+
+// planObject is what applying an object that has no remote copy does:
+// an EvaluationRun, EvaluationService or ClusterEvaluationService is
+// created, or its spec changes.
+func planObject(c checked) (string, string) {
+	if c.old == nil {
+		return actionCreate, ""
+	}
+	if changed := changedFields(c.old, c.stored); len(changed) > 0 {
+		return actionUpdate, "spec." + strings.Join(changed, ", spec.")
+	}
+	return actionUnchanged, ""
 }
 
 // planMetric is what a sync does with a Metric under its managementPolicies

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -159,3 +160,28 @@ func metricManifest(m *v1alpha1.Metric) string {
 	Expect(err).NotTo(HaveOccurred())
 	return string(data)
 }
+
+var _ = Describe("plan of the kinds without a remote copy", func() {
+	It("creates or updates a service connection or a run, never plans a deletion of one", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		git := func(args ...string) {
+			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+			out, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(out))
+		}
+		service := "apiVersion: evaluation.eval-operator.dev/v1alpha1\nkind: EvaluationService\nmetadata:\n  name: default\n" +
+			"  namespace: team-a\nspec:\n  standalone: {}\n"
+		git("init", "-q")
+		writeManifest(dir, "service.yaml", service)
+		out, code := runOffline(ctx, "", "plan", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(HaveSuffix("EvaluationService team-a/default: create\n"))
+
+		git("add", ".")
+		git("commit", "-q", "-m", "base")
+		writeManifest(dir, "service.yaml", edit(service, "standalone: {}", "standalone: {runPassCriteria: {minPassRate: 0.85}}"))
+		out, code = runOffline(ctx, "", "plan", "--base", "HEAD", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(HaveSuffix("EvaluationService team-a/default: update: spec.standalone\n"))
+	})
+})
