@@ -125,6 +125,7 @@ func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, e
 		return res, usageError(err)
 	}
 	res.oldConfigMaps = oldCMs
+	kustomizeNamespaces(docs)
 	res.configMaps = configMaps{}
 	for _, d := range docs {
 		res.configMaps.add(d, namespace, os.ReadFile)
@@ -211,6 +212,7 @@ func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, 
 	if err != nil {
 		return nil, nil, err
 	}
+	kustomizeNamespaces(docs)
 	byKey := map[objectKey]*unstructured.Unstructured{}
 	cms := configMaps{}
 	atBase := func(path string) ([]byte, error) { return validate.GitFile(o.base, path) }

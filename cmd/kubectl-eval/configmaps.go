@@ -145,3 +145,23 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// kustomizeNamespaces gives each document without a namespace the namespace
+// of the kustomization.yaml in its directory, if that sets one, as
+// `kustomize build` would: so that unrendered directories resolve a
+// Testset's ConfigMap and a run's references in the right namespace.
+func kustomizeNamespaces(docs []validate.Document) {
+	byDir := map[string]string{}
+	for _, d := range docs {
+		if d.Object.GetKind() == "Kustomization" && strings.HasPrefix(d.Object.GetAPIVersion(), "kustomize.config.k8s.io/") {
+			if ns, _, _ := unstructured.NestedString(d.Object.Object, "namespace"); ns != "" {
+				byDir[filepath.Dir(d.File)] = ns
+			}
+		}
+	}
+	for _, d := range docs {
+		if ns, ok := byDir[filepath.Dir(d.File)]; ok && d.Object.GetNamespace() == "" && d.Object.GetKind() != "Kustomization" {
+			d.Object.SetNamespace(ns)
+		}
+	}
+}

@@ -157,7 +157,8 @@ var _ = Describe("Testsets from a configMapGenerator in plan", func() {
 		}
 		git("init", "-q")
 		writeManifest(dir, "deploy/kustomization.yaml", faqKustomization)
-		writeManifest(dir, "deploy/testsets.yaml", configMapTestsetYAML)
+		// Its namespace is the kustomization's, as kustomize build gives it.
+		writeManifest(dir, "deploy/testsets.yaml", edit(configMapTestsetYAML, "  namespace: team-a\n", ""))
 		writeManifest(dir, "deploy/faq.jsonl", faqLines)
 		git("add", ".")
 		git("commit", "-q", "-m", "base")
