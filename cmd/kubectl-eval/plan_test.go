@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -164,11 +163,7 @@ func metricManifest(m *v1alpha1.Metric) string {
 var _ = Describe("plan of the kinds without a remote copy", func() {
 	It("creates or updates a service connection or a run, never plans a deletion of one", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
-		git := func(args ...string) {
-			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-			out, err := cmd.CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), string(out))
-		}
+		git := gitIn(dir)
 		service := "apiVersion: evaluation.eval-operator.dev/v1alpha1\nkind: EvaluationService\nmetadata:\n  name: default\n" +
 			"  namespace: team-a\nspec:\n  standalone: {}\n"
 		git("init", "-q")

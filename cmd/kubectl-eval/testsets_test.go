@@ -100,11 +100,7 @@ var _ = Describe("Testsets in validate and plan", func() {
 	})
 
 	It("counts the testcases an edit would create, update and delete against the revision", func(ctx SpecContext) {
-		git := func(args ...string) {
-			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-			out, err := cmd.CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), string(out))
-		}
+		git := gitIn(dir)
 		git("init", "-q")
 		writeManifest(dir, "deploy/testsets.yaml", inlineTestsetYAML)
 		git("add", ".")
@@ -122,6 +118,16 @@ var _ = Describe("Testsets in validate and plan", func() {
 		Expect(out).To(ContainSubstring("Testset smoke: unchanged\n"))
 	})
 })
+
+// gitIn runs git in dir as a test author; a failure fails the spec.
+func gitIn(dir string) func(args ...string) {
+	return func(args ...string) {
+		GinkgoHelper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+	}
+}
 
 // faqKustomization is a kustomization that makes faq's ConfigMap from
 // faq.jsonl with configMapGenerator, as docs/testsets.md recommends.
@@ -150,11 +156,7 @@ func faqEdited() string {
 var _ = Describe("Testsets from a configMapGenerator in plan", func() {
 	It("counts the testcases an edit of the generator's file changes against the revision", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
-		git := func(args ...string) {
-			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-			out, err := cmd.CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), string(out))
-		}
+		git := gitIn(dir)
 		git("init", "-q")
 		writeManifest(dir, "deploy/kustomization.yaml", faqKustomization)
 		// Its namespace is the kustomization's, as kustomize build gives it.
