@@ -85,4 +85,10 @@ func TestDoneSaysWhatChanged(t *testing.T) {
 	if got, want := old.Diff(testcases.IndexOf(old, "id")).Done(), "no testcase changed"; got != want {
 		t.Errorf("Done() of an unchanged set = %q, want %q", got, want)
 	}
+	if got, want := testcases.FingerprintsOf(old).Changes(edited), "2 updated, 1 removed"; got != want {
+		t.Errorf("Changes() = %q, want %q", got, want)
+	}
+	if got, want := testcases.FingerprintsOf(edited).Changes(old), "1 added, 2 updated"; got != want {
+		t.Errorf("Changes() back = %q, want %q", got, want)
+	}
 }

@@ -133,7 +133,7 @@ func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection,
 // set this manager validated before, when it knows it.
 func (r *Reconciler) validated(t *v1alpha1.Testset, set testcases.Set) kit.Outcome {
 	t.Status.Testcases, t.Status.Digest = int32(len(set.Cases)), set.Digest //nolint:gosec // at most testcases.MaxTestcases
-	change, changed := r.last.swap(client.ObjectKeyFromObject(t), t.UID, string(t.Spec.KeyField), set)
+	change, changed := r.last.swap(client.ObjectKeyFromObject(t), t.UID, set)
 	if change != "" {
 		change = " (" + change + ")"
 	}

@@ -62,20 +62,28 @@ func (s *syncedSets) forget(uid types.UID) {
 }
 
 // lastSets remembers, per Testset of a standalone service, the set it last
-// validated, indexed as a remote Testset would be (keys and hashes only),
-// so a sync can say what changed since: the cluster is the record, and no
-// service holds the old testcases to compare with. After a restart of the
-// manager the first sync knows only the count. An entry goes with its
-// Testset (not found) or when the UID at that name changes.
+// validated as fingerprints (testcases.Fingerprints), so a sync can say
+// what changed since: the cluster is the record, and no service holds the
+// old testcases to compare with. It holds at most maxRemembered testcases
+// in all: a set that does not fit is not remembered, and its next change is
+// told by its count only, as is the first sync after a restart of the
+// manager. An entry goes with its Testset (not found) or when the UID at
+// that name changes.
 type lastSets struct {
-	mu sync.Mutex
-	by map[types.NamespacedName]lastSet
+	mu    sync.Mutex
+	by    map[types.NamespacedName]lastSet
+	total int
 }
+
+// maxRemembered bounds the testcases lastSets fingerprints: about 8 MB
+// whatever the tenants hold.
+const maxRemembered = 200_000
 
 type lastSet struct {
 	uid    types.UID
 	digest string
-	index  *testcases.Remote
+	// prints are nil for a set that did not fit.
+	prints testcases.Fingerprints
 	// change is what its sync changed (Plan.Done), "" when not known.
 	change string
 }
@@ -83,26 +91,32 @@ type lastSet struct {
 func newLastSets() *lastSets { return &lastSets{by: map[types.NamespacedName]lastSet{}} }
 
 // swap records set as the last of the Testset at name and returns what its
-// sync changed ("" when unknown: the first set this manager sees), and
-// whether set is new since the last call. An unchanged set keeps the change
-// its sync made.
-func (l *lastSets) swap(name types.NamespacedName, uid types.UID, keyField string, set testcases.Set) (
-	change string, changed bool) {
+// sync changed ("" when unknown: the first set this manager sees, or one it
+// could not remember), and whether set is new since the last call. An
+// unchanged set keeps the change its sync made.
+func (l *lastSets) swap(name types.NamespacedName, uid types.UID, set testcases.Set) (change string, changed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	prev, ok := l.by[name]
 	switch {
 	case ok && prev.uid == uid && prev.digest == set.Digest:
 		return prev.change, false
-	case ok && prev.uid == uid:
-		change = set.Diff(prev.index).Done()
+	case ok && prev.uid == uid && prev.prints != nil:
+		change = prev.prints.Changes(set)
 	}
-	l.by[name] = lastSet{uid: uid, digest: set.Digest, index: testcases.IndexOf(set, keyField), change: change}
+	l.total -= len(prev.prints)
+	next := lastSet{uid: uid, digest: set.Digest, change: change}
+	if l.total+len(set.Cases) <= maxRemembered {
+		next.prints = testcases.FingerprintsOf(set)
+		l.total += len(next.prints)
+	}
+	l.by[name] = next
 	return change, change != ""
 }
 
 func (l *lastSets) forget(name types.NamespacedName) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.total -= len(l.by[name].prints)
 	delete(l.by, name)
 }
