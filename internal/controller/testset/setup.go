@@ -97,8 +97,11 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		}
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
-		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r,
-		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation)),
+		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r.lifecycle(),
+		// A deleted Testset's last set is forgotten (a standalone one has no
+		// finalizer to do it); the predicate lets every event through.
+		Predicates: predicate.And[client.Object](r.last.forgetDeleted(),
+			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation))),
 		Watches:    watches,
 	})
 }

@@ -20,6 +20,9 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/eval-operator/eval-operator/internal/testcases"
 )
@@ -112,6 +115,15 @@ func (l *lastSets) swap(name types.NamespacedName, uid types.UID, set testcases.
 	}
 	l.by[name] = next
 	return change, change != ""
+}
+
+// forgetDeleted is a predicate that forgets each deleted Testset's set and
+// lets every event through.
+func (l *lastSets) forgetDeleted() predicate.Predicate {
+	return predicate.Funcs{DeleteFunc: func(e event.DeleteEvent) bool {
+		l.forget(client.ObjectKeyFromObject(e.Object))
+		return true
+	}}
 }
 
 func (l *lastSets) forget(name types.NamespacedName) {
