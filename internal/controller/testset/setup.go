@@ -102,7 +102,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		// finalizer to do it); the predicate lets every event through.
 		Predicates: predicate.And[client.Object](r.last.forgetDeleted(),
 			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation))),
-		Watches:    watches,
+		Watches: watches,
 	})
 }
 
