@@ -21,8 +21,11 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
@@ -70,7 +73,11 @@ func TestLastSetsSayWhatChangedWithinTheirBound(t *testing.T) {
 		t.Errorf("remembered %d testcases, want %d", l.total, want)
 	}
 	l.forget(first)
-	l.forget(small)
+	// A deleted Testset is forgotten as its delete event passes.
+	deleted := &v1alpha1.Testset{ObjectMeta: metav1.ObjectMeta{Namespace: small.Namespace, Name: small.Name}}
+	if !l.forgetDeleted().Delete(event.DeleteEvent{Object: deleted}) {
+		t.Error("the delete event was held back")
+	}
 	l.forget(huge)
 	if l.total != 0 || len(l.by) != 0 {
 		t.Errorf("after forgetting both: %d testcases in %d entries", l.total, len(l.by))
