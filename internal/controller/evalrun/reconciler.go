@@ -138,18 +138,18 @@ func (r *Reconciler) advance(ctx context.Context, s *scope) (kit.Outcome, ctrl.R
 	// only named, so resolve gives no outcome to wait with.
 	refs, _, err := r.resolve(ctx, e, true)
 	if err != nil {
-		return derefOutcome(nil), ctrl.Result{}, err
+		return outcomeOrReadingRefs(nil), ctrl.Result{}, err
 	}
 	run, o, err := r.read(ctx, s, id, refs)
 	if o != nil || err != nil {
-		return derefOutcome(o), ctrl.Result{}, err
+		return outcomeOrReadingRefs(o), ctrl.Result{}, err
 	}
 	observe(e, run)
 	unfinished := ""
 	if e.Spec.Executor != nil {
 		failed, o, err := r.startExecutor(ctx, s, run)
 		if o != nil || err != nil {
-			return derefOutcome(o), ctrl.Result{}, err
+			return outcomeOrReadingRefs(o), ctrl.Result{}, err
 		}
 		unfinished = failed
 	}
@@ -197,7 +197,7 @@ func (r *Reconciler) create(ctx context.Context, s *scope) (
 	}
 	refs, o, err := r.prepare(ctx, s)
 	if o != nil || err != nil {
-		return derefOutcome(o), ctrl.Result{}, err
+		return outcomeOrReadingRefs(o), ctrl.Result{}, err
 	}
 	if !r.Clock.Now().Before(deadlineOf(e)) {
 		// Too late for a run to be judged in time: step ends the run.
@@ -245,7 +245,7 @@ func (r *Reconciler) created(ctx context.Context, s *scope, run remote.Run) (
 	observe(e, run)
 	if e.Spec.Executor != nil {
 		if _, o, err := r.startExecutor(ctx, s, run); o != nil || err != nil {
-			return derefOutcome(o), ctrl.Result{}, err
+			return outcomeOrReadingRefs(o), ctrl.Result{}, err
 		}
 	}
 	return kit.Progressing(v1alpha1.ReasonRunning, progress(run, nil)), ctrl.Result{RequeueAfter: minPoll}, nil
@@ -282,7 +282,7 @@ func (r *Reconciler) judge(ctx context.Context, s *scope, run remote.Run,
 	e := s.Obj
 	// A run whose id a person recorded was never checked at its create.
 	if o, err := r.owned(ctx, s, refs.projects); o != nil || err != nil {
-		return derefOutcome(o), ctrl.Result{}, err
+		return outcomeOrReadingRefs(o), ctrl.Result{}, err
 	}
 	metrics, err := refs.judged(ctx, s.Client, e, run)
 	if err != nil {
@@ -319,8 +319,9 @@ func finished(e *v1alpha1.EvaluationRun) kit.Outcome {
 	return kit.Ready(v1alpha1.ReasonCompleted, msg)
 }
 
-// derefOutcome is *o, or the zero outcome of an error.
-func derefOutcome(o *kit.Outcome) kit.Outcome {
+// outcomeOrReadingRefs is *o, or, where the step decided none (it failed
+// before), Progressing while the run's Testset and Metrics are read.
+func outcomeOrReadingRefs(o *kit.Outcome) kit.Outcome {
 	if o == nil {
 		return kit.Progressing(v1alpha1.ReasonReferencesNotReady, "reading the run's Testset and Metrics")
 	}
