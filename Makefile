@@ -174,9 +174,21 @@ run: manifests generate ## Run the manager against the current kubeconfig (stand
 .PHONY: dev
 # exec: Ctrl-C and make's SIGTERM reach hack/dev itself, which stops the
 # manager and the control plane before it exits.
-dev: build envtest ## Run a local control plane and the manager (standalone, REST on 127.0.0.1:8082) with a demo key; Ctrl-C stops all.
+# The addresses the manager listens on: move one when its port is taken,
+# e.g. make dev DEV_API_ADDR=127.0.0.1:18082.
+DEV_API_ADDR ?= 127.0.0.1:8082
+DEV_PROBE_ADDR ?= 127.0.0.1:8081
+DEV_METRICS_ADDR ?= 127.0.0.1:8080
+dev: dev-notice build envtest ## Run a local control plane and the manager (standalone, REST on 127.0.0.1:8082) with a demo key; Ctrl-C stops all.
 	go build -o $(LOCALBIN)/dev ./hack/dev
-	exec $(LOCALBIN)/dev --manager=$(LOCALBIN)/manager -- $(ARGS)
+	exec $(LOCALBIN)/dev --manager=$(LOCALBIN)/manager --serve-api=$(DEV_API_ADDR) \
+		--health-probe-bind-address=$(DEV_PROBE_ADDR) --metrics-bind-address=$(DEV_METRICS_ADDR) -- $(ARGS)
+
+.PHONY: dev-notice
+dev-notice:
+	@echo "make dev: building the manager, the tools and the local control plane into bin/ first."
+	@echo "  The first time this downloads the Go modules (go: downloading ... lines) and may build"
+	@echo "  kube-apiserver and etcd from source: 5 to 25 minutes, once. Later runs start in seconds."
 
 .PHONY: test-e2e
 test-e2e: manifests generate envtest ginkgo promtool ## Run the built manager against a local control plane and a fake upstream with faults (test/e2e).

@@ -82,6 +82,14 @@ const (
 	// CreatedByRESTAPI is the value of CreatedByLabel.
 	CreatedByRESTAPI = "rest-api"
 
+	// CanaryLabel on an EvaluationRun names the canary (Argo Rollouts
+	// Rollout, Flagger Canary) whose release it judges; RevisionLabel names
+	// that release's revision (a pod template hash, a Flagger checksum, a
+	// commit). The gates set them (kubectl eval gate --canary --revision, the
+	// Flagger webhook), and the run gauges carry them with spec.systemVersionId.
+	CanaryLabel   = Prefix + "canary"
+	RevisionLabel = Prefix + "revision"
+
 	// DefaultAPIKeySecretKey is the Secret data key read when apiKeySecretRef.key is unset.
 	DefaultAPIKeySecretKey = "apiKey"
 )

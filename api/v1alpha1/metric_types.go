@@ -120,10 +120,10 @@ type MetricSpec struct {
 	// passingThreshold is the lowest passing score: a whole number from 1 to 5
 	// when outputType is int (service default 4), from 0 to 1 when it is float
 	// (service default 0.9). Forbidden when outputType is boolean. `4` and
-	// `4.0` mean the same.
+	// `4.0` mean the same. The range is checked per outputType (no
+	// schema maximum), so a wrong value gets the one rule of its outputType.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=5
 	PassingThreshold *float64 `json:"passingThreshold,omitempty"`
 
 	// apiKeySecretRef selects the Secret key holding the `ak_...` API key used

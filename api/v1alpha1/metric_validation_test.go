@@ -84,6 +84,14 @@ const (
 )
 
 var _ = Describe("Metric validation", func() {
+	It("gives a percentage on a float Metric one error, the float rule, and no bound of 5 to contradict it", func() {
+		content := humanFloat()
+		set(80, "spec", "passingThreshold")(content)
+		err := k8sClient.Create(ctx, object(content))
+		Expect(causes(err)).To(ConsistOf(SatisfyAll(HaveField("Field", "spec.passingThreshold"),
+			HaveField("Message", ContainSubstring("passingThreshold must be from 0 to 1 when outputType is float")))))
+	})
+
 	DescribeTable("creating a Metric",
 		func(base manifest, mutate mutation, wantErrs ...string) {
 			expectCreate(base, mutate, wantErrs)
@@ -128,12 +136,13 @@ var _ = Describe("Metric validation", func() {
 		// passingThreshold and temperature ranges.
 		Entry("int passingThreshold 4.5", aiInt, set(4.5, "spec", "passingThreshold"), intThreshold),
 		Entry("int passingThreshold 0", aiInt, set(0, "spec", "passingThreshold"), intThreshold),
-		Entry("int passingThreshold 6", humanInt, set(6, "spec", "passingThreshold"), intThreshold,
-			"spec.passingThreshold: Invalid value: 6: spec.passingThreshold in body should be less than or equal to 5"),
+		Entry("int passingThreshold 6", humanInt, set(6, "spec", "passingThreshold"), intThreshold),
 		Entry("int passingThreshold 1e300 (beyond int64, the CEL rule must not fail to evaluate)", humanInt,
-			set(json.Number("1e300"), "spec", "passingThreshold"), intThreshold,
-			"spec.passingThreshold: spec.passingThreshold in body should be less than or equal to 5"),
+			set(json.Number("1e300"), "spec", "passingThreshold"), intThreshold),
 		Entry("float passingThreshold 1.5", humanFloat, set(1.5, "spec", "passingThreshold"), floatThreshold),
+		// A percentage on a float Metric: the float rule alone, not also an
+		// int's bound of 5 that would contradict it.
+		Entry("float passingThreshold 80", humanFloat, set(80, "spec", "passingThreshold"), floatThreshold),
 		Entry("float passingThreshold -0.1", humanFloat, set(-0.1, "spec", "passingThreshold"),
 			"spec.passingThreshold: Invalid value: -0.1: spec.passingThreshold in body should be greater than or equal to 0"),
 		Entry("temperature 2.5", aiInt, set(2.5, "spec", "temperature"),
@@ -217,8 +226,7 @@ var _ = Describe("Metric validation", func() {
 			"spec.passingThreshold: Invalid value: passingThreshold must be from 0 to 1 when outputType is float"),
 		Entry("outputType changed to boolean, threshold kept", humanInt, set("boolean", "spec", "outputType"),
 			"spec.passingThreshold: Forbidden: passingThreshold is not allowed when outputType is boolean"),
-		Entry("passingThreshold changed out of range", aiInt, set(6, "spec", "passingThreshold"),
-			"spec.passingThreshold: Invalid value: 6: spec.passingThreshold in body should be less than or equal to 5"),
+		Entry("passingThreshold changed out of range", aiInt, set(6, "spec", "passingThreshold"), intThreshold),
 
 		// What may change: every field but projectId, within the rules.
 		Entry("name changed", aiInt, set("Groundedness", "spec", "name")),

@@ -35,7 +35,15 @@ type ServiceURL string
 // StandaloneService asks for no service at all: the cluster is the system
 // of record for the objects that use it (ids are assigned locally,
 // deletions complete at once).
-type StandaloneService struct{}
+type StandaloneService struct {
+	// runPassCriteria are the passCriteria of the EvaluationRuns the REST
+	// server creates for this service's namespaces (POST
+	// /projects/{id}/runs, the SDKs' runs), whose request has no field for
+	// them. Unset, such a run gets passCriteria's defaults: minPassRate 1
+	// and minScoredRatio 1. A run created as an EvaluationRun keeps its own.
+	// +optional
+	RunPassCriteria *PassCriteria `json:"runPassCriteria,omitempty"`
+}
 
 // ServiceLimits bound what the operator sends to one service. Each
 // defaults to the operator's flag of the same meaning.

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -89,6 +90,9 @@ type checkResult struct {
 	ignored int
 	// configMaps are the ConfigMaps among the manifests, a Testset's source.
 	configMaps configMaps
+	// oldConfigMaps are where the old versions' ConfigMaps are: the
+	// revision's manifests, or the cluster; nil without --base or --live.
+	oldConfigMaps configMapSource
 }
 
 func (r checkResult) invalid() int {
@@ -116,13 +120,15 @@ func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, e
 	if err != nil {
 		return res, err
 	}
-	olds, namespace, err := o.oldVersions(cmd.Context(), v, paths)
+	olds, oldCMs, namespace, err := o.oldVersions(cmd.Context(), v, paths)
 	if err != nil {
 		return res, usageError(err)
 	}
+	res.oldConfigMaps = oldCMs
+	kustomizeNamespaces(docs)
 	res.configMaps = configMaps{}
 	for _, d := range docs {
-		res.configMaps.add(d.Object, namespace)
+		res.configMaps.add(d, namespace, os.ReadFile)
 	}
 	for _, d := range docs {
 		if d.Object.GroupVersionKind().Group != v1alpha1.GroupVersion.Group {
@@ -138,28 +144,30 @@ func (o *checkOptions) check(cmd *cobra.Command, paths []string) (checkResult, e
 		}
 		if c.err == nil && d.Object.GetKind() == "Testset" {
 			// The operator would stop at bad testcases and send nothing.
-			_, _, c.err = sourceSet(c.stored, res.configMaps)
+			_, _, c.err = sourceSet(cmd.Context(), c.stored, res.configMaps)
 		}
 		res.objects = append(res.objects, c)
 	}
 	return res, nil
 }
 
-// oldVersions is where the old versions come from (--base, --live, or
-// nowhere: nil), and the namespace for manifests without one.
-func (o *checkOptions) oldVersions(ctx context.Context, v *validate.Validator, paths []string) (oldVersionFunc, string, error) {
+// oldVersions is where the old versions and their Testsets' ConfigMaps
+// come from (--base, --live, or nowhere: nil), and the namespace for
+// manifests without one.
+func (o *checkOptions) oldVersions(ctx context.Context, v *validate.Validator, paths []string) (
+	oldVersionFunc, configMapSource, string, error) {
 	switch {
 	case o.base != "":
-		olds, err := o.baseVersions(ctx, v, paths)
-		return olds, o.kube.namespace, err
+		olds, cms, err := o.baseVersions(ctx, v, paths)
+		return olds, cms, o.kube.namespace, err
 	case o.live:
 		c, ns, err := o.kube.client()
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
-		return liveVersions(c), ns, nil
+		return liveVersions(c), liveConfigMaps{c}, ns, nil
 	}
-	return nil, o.kube.namespace, nil
+	return nil, nil, o.kube.namespace, nil
 }
 
 // checkOne admits one object, as an update when olds knows an old version.
@@ -196,14 +204,20 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 
 // baseVersions reads the paths at the --base revision and matches objects
 // by kind, namespace and name, wherever the file they are in. Each is taken
-// as the API server would have stored it (defaulted).
-func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, paths []string) (oldVersionFunc, error) {
+// as the API server would have stored it (defaulted). The ConfigMaps are
+// the revision's, its generators' files read at the revision too.
+func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, paths []string) (
+	oldVersionFunc, configMaps, error) {
 	docs, err := validate.ReadGit(o.base, paths)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	kustomizeNamespaces(docs)
 	byKey := map[objectKey]*unstructured.Unstructured{}
+	cms := configMaps{}
+	atBase := func(path string) ([]byte, error) { return validate.GitFile(o.base, path) }
 	for _, d := range docs {
+		cms.add(d, o.kube.namespace, atBase)
 		if !v.Handles(d.Object.GroupVersionKind()) {
 			continue
 		}
@@ -221,7 +235,7 @@ func (o *checkOptions) baseVersions(ctx context.Context, v *validate.Validator, 
 	}
 	return func(_ context.Context, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 		return byKey[keyOf(u)], nil
-	}, nil
+	}, cms, nil
 }
 
 // liveVersions reads each object from the cluster; a missing one is a create.

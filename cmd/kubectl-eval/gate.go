@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -61,6 +63,8 @@ type gateOptions struct {
 	configMap       string
 	key             string
 	systemVersionID string
+	canary          string
+	revision        string
 	timeout         time.Duration
 	poll            time.Duration
 }
@@ -68,7 +72,7 @@ type gateOptions struct {
 func newGateCommand(kube *kubeFlags) *cobra.Command {
 	o := &gateOptions{kube: kube}
 	cmd := &cobra.Command{
-		Use:   "gate (-f TEMPLATE | --configmap NAME) [--system-version-id ID] [--timeout D]",
+		Use:   "gate (-f TEMPLATE | --configmap NAME) [--system-version-id ID] [--canary NAME] [--revision REV] [--timeout D]",
 		Short: "Run an evaluation and exit with its verdict: 0 Passed, 1 Failed, 2 Inconclusive",
 		Long: `Creates an EvaluationRun from a template (a file, or a ConfigMap key in the
 namespace) under a generated name, waits for the operator's verdict, prints each
@@ -79,7 +83,10 @@ the run's progress changes (its phase, records and scores, or what it waits for)
 30 failed reads of the run in a row end the wait with "cluster unreachable" and
 exit 2. A rollout's analysis step runs it (an Argo
 Rollouts or Kargo AnalysisTemplate with the job provider): a non-zero exit fails
-the step. The template's metadata.name is the prefix of the generated name.`,
+the step. The template's metadata.name is the prefix of the generated name.
+--canary and --revision label the run (evaluation.eval-operator.dev/canary and
+/revision); the run's verdict and pass-ratio gauges carry them, with its
+systemVersionId, so a query picks a release without knowing the run's name.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())
@@ -90,6 +97,8 @@ the step. The template's metadata.name is the prefix of the generated name.`,
 	f.StringVar(&o.configMap, "configmap", "", "a ConfigMap of the namespace holding the template")
 	f.StringVar(&o.key, "key", gates.TemplateKey, "the ConfigMap's key holding the template")
 	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId, e.g. the release's revision")
+	f.StringVar(&o.canary, "canary", "", "label the run with the canary it judges (a Rollout's or Canary's name), for its metrics")
+	f.StringVar(&o.revision, "revision", "", "label the run with the release's revision (a pod template hash, a commit), for its metrics")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")
 	f.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often the run is read while waiting")
 	return cmd
@@ -165,6 +174,18 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 	run.GenerateName, run.Name = gates.Prefix(run), ""
 	if o.systemVersionID != "" {
 		run.Spec.SystemVersionID = o.systemVersionID
+	}
+	for label, value := range map[string]string{v1alpha1.CanaryLabel: o.canary, v1alpha1.RevisionLabel: o.revision} {
+		if value == "" {
+			continue
+		}
+		if errs := validation.IsValidLabelValue(value); len(errs) > 0 {
+			return nil, usageError(fmt.Errorf("label %s=%q: %s", label, value, strings.Join(errs, "; ")))
+		}
+		if run.Labels == nil {
+			run.Labels = map[string]string{}
+		}
+		run.Labels[label] = value
 	}
 	return run, nil
 }

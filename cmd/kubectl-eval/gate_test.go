@@ -120,11 +120,20 @@ var _ = Describe("kubectl eval gate", func() {
 			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
 		go judge(ctx, ns, verdictStatus("Passed", metav1.ConditionTrue, "every judged Metric reached its minimum pass rate"))
 		_, _, err := run(ctx, nil, "gate", "-n", ns, "--configmap", "gate", "--system-version-id", "rev-abc123",
-			"--poll-interval", "100ms")
+			"--canary", "support-assistant", "--revision", "7c9f8d6b5", "--poll-interval", "100ms")
 		Expect(err).NotTo(HaveOccurred())
 		var l v1alpha1.EvaluationRunList
 		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 		Expect(l.Items[0].Spec.SystemVersionID).To(Equal("rev-abc123"))
+		Expect(l.Items[0].Labels).To(And(HaveKeyWithValue(v1alpha1.CanaryLabel, "support-assistant"),
+			HaveKeyWithValue(v1alpha1.RevisionLabel, "7c9f8d6b5")))
+
+		By("a revision that is no label value is refused before anything is created")
+		_, _, err = run(ctx, nil, "gate", "-n", ns, "--configmap", "gate", "--revision", "refs/heads/main")
+		Expect(exitCode(err)).To(Equal(2))
+		Expect(err).To(MatchError(ContainSubstring(`label evaluation.eval-operator.dev/revision="refs/heads/main"`)))
+		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+		Expect(l.Items).To(HaveLen(1))
 	})
 
 	It("exits 2 when the run is Inconclusive, stalls, or has no verdict in time", func(ctx SpecContext) {

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -100,7 +101,7 @@ func (o *planOptions) run(cmd *cobra.Command, paths []string) error {
 	}
 	plan := make([]planned, 0, len(res.objects))
 	for _, c := range res.objects {
-		action, detail := planOf(c, res.configMaps)
+		action, detail := planOf(cmd.Context(), c, res)
 		plan = append(plan, planned{
 			File: c.File, Line: c.Line, Kind: c.Object.GetKind(), Namespace: c.Object.GetNamespace(),
 			Name: c.Object.GetName(), Action: action, Detail: detail,
@@ -138,7 +139,7 @@ func writePlan(w io.Writer, format string, plan []planned) error {
 }
 
 // planOf is what a sync would do with the checked object.
-func planOf(c checked, cms configMaps) (action, detail string) {
+func planOf(ctx context.Context, c checked, res checkResult) (action, detail string) {
 	if c.err != nil {
 		return actionRejected, c.err.Error()
 	}
@@ -146,9 +147,24 @@ func planOf(c checked, cms configMaps) (action, detail string) {
 	case "Metric":
 		return planMetric(c)
 	case "Testset":
-		return planTestset(c, cms)
+		return planTestset(ctx, c, res)
+	case "TestsetDeletion", "TestcaseDeletion":
+		return planDeletion(c)
 	}
-	return planDeletion(c)
+	return planObject(c)
+}
+
+// planObject is what applying an object that has no remote copy does:
+// an EvaluationRun, EvaluationService or ClusterEvaluationService is
+// created, or its spec changes.
+func planObject(c checked) (string, string) {
+	if c.old == nil {
+		return actionCreate, ""
+	}
+	if changed := changedFields(c.old, c.stored); len(changed) > 0 {
+		return actionUpdate, "spec." + strings.Join(changed, ", spec.")
+	}
+	return actionUnchanged, ""
 }
 
 // planMetric is what a sync does with a Metric under its managementPolicies

@@ -18,11 +18,14 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
@@ -126,9 +129,54 @@ var _ = Describe("plan under management and adoption policies", func() {
 	})
 })
 
+var _ = Describe("plan --live with a Testset's ConfigMap", func() {
+	It("compares the testcases with the cluster's ConfigMap, not the manifests' own", func(ctx SpecContext) {
+		ns, err := framework.NewNamespace(ctx, k8s, "plan-testsets-", evalapitest.DefaultKey)
+		Expect(err).NotTo(HaveOccurred())
+		testset := edit(configMapTestsetYAML, "namespace: team-a", "namespace: "+ns)
+		for _, d := range []string{testset, casesConfigMap(ns, faqLines)} {
+			var u unstructured.Unstructured
+			Expect(yaml.Unmarshal([]byte(d), &u.Object)).To(Succeed())
+			Expect(k8s.Create(ctx, &u)).To(Succeed())
+		}
+
+		path := writeManifest(GinkgoT().TempDir(), "rendered.yaml", stream(testset, casesConfigMap(ns, faqEdited())))
+		stdout, stderr, err := run(ctx, nil, "plan", "--live", path)
+		Expect(err).NotTo(HaveOccurred(), stderr)
+		Expect(stdout).To(ContainSubstring("Testset " + ns + "/faq: update: testcases: 0 to create, 2 to update, 1 to delete\n"))
+	})
+})
+
+// casesConfigMap is ConfigMap faq-cases of namespace ns holding lines.
+func casesConfigMap(ns, lines string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: faq-cases\n  namespace: " + ns +
+		"\ndata:\n  testcases.jsonl: |\n    " + strings.ReplaceAll(strings.TrimSuffix(lines, "\n"), "\n", "\n    ") + "\n"
+}
+
 // metricManifest is m as a manifest in a repository.
 func metricManifest(m *v1alpha1.Metric) string {
 	data, err := manifests.Marshal(m)
 	Expect(err).NotTo(HaveOccurred())
 	return string(data)
 }
+
+var _ = Describe("plan of the kinds without a remote copy", func() {
+	It("creates or updates a service connection or a run, never plans a deletion of one", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		git := gitIn(dir)
+		service := "apiVersion: evaluation.eval-operator.dev/v1alpha1\nkind: EvaluationService\nmetadata:\n  name: default\n" +
+			"  namespace: team-a\nspec:\n  standalone: {}\n"
+		git("init", "-q")
+		writeManifest(dir, "service.yaml", service)
+		out, code := runOffline(ctx, "", "plan", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(HaveSuffix("EvaluationService team-a/default: create\n"))
+
+		git("add", ".")
+		git("commit", "-q", "-m", "base")
+		writeManifest(dir, "service.yaml", edit(service, "standalone: {}", "standalone: {runPassCriteria: {minPassRate: 0.85}}"))
+		out, code = runOffline(ctx, "", "plan", "--base", "HEAD", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(HaveSuffix("EvaluationService team-a/default: update: spec.standalone\n"))
+	})
+})

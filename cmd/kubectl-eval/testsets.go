@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -27,28 +28,13 @@ import (
 	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
-// configMaps are the ConfigMaps among the manifests, by namespace and name:
-// a Testset's configMapRef is read from them when they are there.
-type configMaps map[[2]string]map[string]string
-
-func (cms configMaps) add(u *unstructured.Unstructured, namespace string) {
-	if u.GetAPIVersion() != "v1" || u.GetKind() != "ConfigMap" {
-		return
-	}
-	ns := u.GetNamespace()
-	if ns == "" {
-		ns = namespace
-	}
-	data, _, _ := unstructured.NestedStringMap(u.Object, "data")
-	cms[[2]string{ns, u.GetName()}] = data
-}
-
-// sourceSet reads a Testset's testcases as the operator would, where the
-// manifests hold them: inline, or a ConfigMap among the manifests. from says
-// where they come from; a nil set means they are read only when synced (a
-// ConfigMap not among the manifests, a Flux source). Bad data is an error
-// with the operator's reason and message.
-func sourceSet(u *unstructured.Unstructured, cms configMaps) (set *testcases.Set, from string, err error) {
+// sourceSet reads a Testset's testcases as the operator would, where they
+// can be read: inline, or a ConfigMap cms holds. from says where they come
+// from; a nil set means they are read only when synced (a ConfigMap cms
+// lacks, a Flux source). Bad data is an error with the operator's reason
+// and message.
+func sourceSet(ctx context.Context, u *unstructured.Unstructured, cms configMapSource) (
+	set *testcases.Set, from string, err error) {
 	var t v1alpha1.Testset
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &t); err != nil {
 		return nil, "", err
@@ -59,9 +45,18 @@ func sourceSet(u *unstructured.Unstructured, cms configMaps) (set *testcases.Set
 	case t.Spec.ConfigMapRef != nil:
 		ref := t.Spec.ConfigMapRef
 		from = "ConfigMap " + ref.Name
-		data, ok := cms[[2]string{t.Namespace, ref.Name}]
-		if !ok {
-			return nil, from + ", not among the manifests", nil
+		var name string
+		var data map[string]string
+		var ok bool
+		name, data, ok, err = cms.configMap(ctx, t.Namespace, ref.Name)
+		switch {
+		case err != nil:
+			return nil, from, err
+		case !ok:
+			return nil, from + ", not found", nil
+		case name != ref.Name:
+			// kustomize's configMapGenerator named it with its hash.
+			from = "ConfigMap " + name
 		}
 		dataKey := ref.Key
 		if dataKey == "" {
@@ -101,14 +96,15 @@ func reasonOf(err error) string {
 
 // planTestset is what a sync does with a Testset: the remote Testset
 // created, adopted or kept, and how many of its testcases would be created,
-// updated and deleted where both the old and the new source are among the
-// manifests (or the cluster's object, with --live).
-func planTestset(c checked, cms configMaps) (string, string) {
+// updated and deleted where both the old and the new testcases can be read:
+// the new ones from the manifests, the old ones from the revision's (--base)
+// or the cluster (--live).
+func planTestset(ctx context.Context, c checked, res checkResult) (string, string) {
 	var t v1alpha1.Testset
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(c.stored.Object, &t); err != nil {
 		return actionRejected, err.Error()
 	}
-	set, from, _ := sourceSet(c.stored, cms)
+	set, from, _ := sourceSet(ctx, c.stored, res.configMaps)
 	readOnly := ""
 	if !t.Spec.Allows(v1alpha1.ManagementUpdate) {
 		readOnly = ", observed only: managementPolicies " + t.Spec.PoliciesString() + " do not allow Update"
@@ -116,16 +112,21 @@ func planTestset(c checked, cms configMaps) (string, string) {
 	if c.old == nil {
 		return planNewTestset(&t, set, from, readOnly)
 	}
-	old, _, _ := sourceSet(c.old, cms)
+	old, oldFrom, oldErr := sourceSet(ctx, c.old, res.oldConfigMaps)
 	changed := changedFields(c.old, c.stored)
 	var counts string
-	if set != nil && old != nil {
-		plan := set.Diff(remoteOf(*old, string(t.Spec.KeyField)))
+	switch {
+	case set != nil && old != nil:
+		plan := set.Diff(testcases.IndexOf(*old, string(t.Spec.KeyField)))
 		if !plan.Empty() {
 			counts = "testcases: " + plan.String()
 		}
-	} else if set == nil {
+	case set == nil:
 		counts = "testcases from " + from + ": compared with the service's when synced"
+	case oldErr != nil:
+		counts = "testcases: the old ones cannot be read (" + oldErr.Error() + "): compared with the service's when synced"
+	default:
+		counts = "testcases: the old ones (" + oldFrom + ") cannot be read: compared with the service's when synced"
 	}
 	switch {
 	case len(changed) == 0 && counts == "":
@@ -155,14 +156,4 @@ func planNewTestset(t *v1alpha1.Testset, set *testcases.Set, from, readOnly stri
 			" without Create: Stalled CreateNotAllowed"
 	}
 	return actionCreate, fmt.Sprintf("a remote Testset in project %s with %s", t.Spec.ProjectID, what)
-}
-
-// remoteOf indexes set as a remote Testset would hold it, each testcase
-// under its key.
-func remoteOf(set testcases.Set, keyField string) *testcases.Remote {
-	r := testcases.NewRemote(keyField)
-	for _, c := range set.Cases {
-		r.Add(c.Key, c.Data)
-	}
-	return r
 }

@@ -100,11 +100,7 @@ var _ = Describe("Testsets in validate and plan", func() {
 	})
 
 	It("counts the testcases an edit would create, update and delete against the revision", func(ctx SpecContext) {
-		git := func(args ...string) {
-			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-			out, err := cmd.CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), string(out))
-		}
+		git := gitIn(dir)
 		git("init", "-q")
 		writeManifest(dir, "deploy/testsets.yaml", inlineTestsetYAML)
 		git("add", ".")
@@ -120,6 +116,77 @@ var _ = Describe("Testsets in validate and plan", func() {
 		writeManifest(dir, "deploy/testsets.yaml", inlineTestsetYAML)
 		out, _ = runOffline(ctx, "", "plan", "--base", "HEAD", filepath.Join(dir, "deploy"))
 		Expect(out).To(ContainSubstring("Testset smoke: unchanged\n"))
+	})
+})
+
+// gitIn runs git in dir as a test author; a failure fails the spec.
+func gitIn(dir string) func(args ...string) {
+	return func(args ...string) {
+		GinkgoHelper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+	}
+}
+
+// faqKustomization is a kustomization that makes faq's ConfigMap from
+// faq.jsonl with configMapGenerator, as docs/testsets.md recommends.
+const faqKustomization = `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: team-a
+resources:
+- testsets.yaml
+configMapGenerator:
+- name: faq-cases
+  files:
+  - testcases.jsonl=faq.jsonl
+`
+
+const faqLines = `{"id": "refund", "q": "How long?", "answer": "30 days"}
+{"id": "ship", "q": "EU?", "answer": "Yes"}
+{"id": "gift", "q": "Gift wrap?", "answer": "No"}
+`
+
+// faqEdited changes two testcases of faqLines and removes one.
+func faqEdited() string {
+	return edit(edit(edit(faqLines, `"30 days"`, `"60 days"`), `"Yes"`, `"Yes, in 3 days"`),
+		`{"id": "gift", "q": "Gift wrap?", "answer": "No"}`+"\n", "")
+}
+
+var _ = Describe("Testsets from a configMapGenerator in plan", func() {
+	It("counts the testcases an edit of the generator's file changes against the revision", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		git := gitIn(dir)
+		git("init", "-q")
+		writeManifest(dir, "deploy/kustomization.yaml", faqKustomization)
+		// Its namespace is the kustomization's, as kustomize build gives it.
+		writeManifest(dir, "deploy/testsets.yaml", edit(configMapTestsetYAML, "  namespace: team-a\n", ""))
+		writeManifest(dir, "deploy/faq.jsonl", faqLines)
+		git("add", ".")
+		git("commit", "-q", "-m", "base")
+
+		out, code := runOffline(ctx, "", "plan", "--base", "HEAD", filepath.Join(dir, "deploy"))
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("Testset team-a/faq: unchanged\n"))
+
+		writeManifest(dir, "deploy/faq.jsonl", faqEdited())
+		out, code = runOffline(ctx, "", "plan", "--base", "HEAD", filepath.Join(dir, "deploy"))
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("Testset team-a/faq: update: testcases: 0 to create, 2 to update, 1 to delete\n"))
+	})
+
+	It("reads a rendered ConfigMap whose name carries the generator's hash", func(ctx SpecContext) {
+		rendered := stream(configMapTestsetYAML, edit(casesConfigMapYAML, "name: faq-cases", "name: faq-cases-5t4h2m8k9g"))
+		out, code := runOffline(ctx, rendered, "plan", "-")
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("Testset team-a/faq: create: a remote Testset in project proj-42 with 2 testcases " +
+			"from ConfigMap faq-cases-5t4h2m8k9g key testcases.jsonl\n"))
+
+		By("two hashed ConfigMaps of one name are ambiguous")
+		out, code = runOffline(ctx, stream(rendered, edit(casesConfigMapYAML, "name: faq-cases", "name: faq-cases-b7c2d9f4kk")),
+			"validate", "-")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("ConfigMaps faq-cases-"))
 	})
 })
 

@@ -137,15 +137,17 @@ func run(o options) (err error) {
 }
 
 // address is one the manager listens on, with the flag that moves it.
+// address is one address the manager listens on: its bin/dev flag, the
+// address, what listens there, and the make variable that sets it.
 type address struct {
-	flag, addr, what string
+	flag, addr, what, makeVar string
 }
 
 func (o options) addresses() []address {
 	return []address{
-		{"serve-api", o.serveAPI, "the REST server"},
-		{"health-probe-bind-address", o.probeAddr, "the probes"},
-		{"metrics-bind-address", o.metricsAddr, "the metrics"},
+		{"serve-api", o.serveAPI, "the REST server", "DEV_API_ADDR"},
+		{"health-probe-bind-address", o.probeAddr, "the probes", "DEV_PROBE_ADDR"},
+		{"metrics-bind-address", o.metricsAddr, "the metrics", "DEV_METRICS_ADDR"},
 	}
 }
 
@@ -157,7 +159,7 @@ func checkFree(addrs []address) error {
 		l, err := net.Listen("tcp", a.addr)
 		if err != nil {
 			return fmt.Errorf("%s cannot listen on %s (%w): stop what listens there, or move it with "+
-				"bin/dev --manager=bin/manager --%s=ADDRESS", a.what, a.addr, err, a.flag)
+				"make dev %s=127.0.0.1:PORT (bin/dev --%s=ADDRESS)", a.what, a.addr, err, a.makeVar, a.flag)
 		}
 		_ = l.Close()
 	}

@@ -35,13 +35,13 @@ func TestCheckFree(t *testing.T) {
 	freeAddr := free.Addr().String()
 	_ = free.Close()
 
-	if err := checkFree([]address{{"metrics-bind-address", freeAddr, "the metrics"}}); err != nil {
+	if err := checkFree([]address{{"metrics-bind-address", freeAddr, "the metrics", "DEV_METRICS_ADDR"}}); err != nil {
 		t.Errorf("a free address: %v", err)
 	}
-	err = checkFree([]address{{"metrics-bind-address", freeAddr, "the metrics"},
-		{"serve-api", l.Addr().String(), "the REST server"}})
+	err = checkFree([]address{{"metrics-bind-address", freeAddr, "the metrics", "DEV_METRICS_ADDR"},
+		{"serve-api", l.Addr().String(), "the REST server", "DEV_API_ADDR"}})
 	if err == nil || !strings.Contains(err.Error(), "the REST server cannot listen on "+l.Addr().String()) ||
-		!strings.Contains(err.Error(), "--serve-api=") {
+		!strings.Contains(err.Error(), "--serve-api=") || !strings.Contains(err.Error(), "make dev DEV_API_ADDR=") {
 		t.Errorf("a taken address: %v, want it named with its flag", err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,6 +187,8 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(after[evalapitest.OpListTestcases] - before[evalapitest.OpListTestcases]).To(Equal(3)) // one sweep of 250
 		Expect(after[evalapitest.OpCreateTestcases]).To(Equal(before[evalapitest.OpCreateTestcases]))
 		Expect(after[evalapitest.OpCreateTestset]).To(Equal(1))
+		Eventually(readyCondition(t)).Should(HaveField("Message", HaveSuffix("; this sync: 1 updated")))
+		Eventually(func() []string { return eventNotes(ns) }).Should(ContainElement(HaveSuffix("; this sync: 1 updated")))
 
 		By("the source shrinks and grows: removed keys bulk-deleted, new ones created")
 		Expect(k8s.Get(rootCtx, client.ObjectKey{Namespace: ns, Name: "cases"}, cm)).To(Succeed())
@@ -200,6 +203,8 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(remoteAnswers(up, id)).NotTo(HaveKey("case-0099"))
 		Expect(up.DeletedTestcases()).To(HaveLen(100))
 		Expect(up.Calls(evalapitest.OpCreateTestset)).To(Equal(1))
+		// Ready keeps its reason; the sync still has its event.
+		Eventually(func() []string { return eventNotes(ns) }).Should(ContainElement(HaveSuffix("; this sync: 10 added, 100 removed")))
 
 		By("deleting the Testset deletes the remote Testset")
 		Expect(k8s.Delete(rootCtx, t)).To(Succeed())
@@ -422,6 +427,27 @@ var _ = Describe("Testset reconciler", func() {
 		Expect(t.Annotations).To(HaveKeyWithValue(v1alpha1.TestsetIDAnnotation, t.Status.ID))
 		Expect(t.Status.Testcases).To(BeEquivalentTo(1))
 		Expect(t.Finalizers).To(BeEmpty())
+
+		By("an edit: the status and an event say what changed, as the cluster is the record")
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(t), t)).To(Succeed())
+		t.Spec.Inline = nil
+		inline(`{"id":"a","q":"edited"}`, `{"id":"b"}`)(&t.Spec)
+		Expect(k8s.Update(rootCtx, t)).To(Succeed())
+		want := "2 testcases validated (1 added, 1 updated); the cluster is their record (standalone service)"
+		Eventually(readyCondition(t)).Should(HaveField("Message", want))
+		Eventually(func() []string { return eventNotes(ns) }).Should(ContainElement(want))
 		Expect(calls(allOps...)).To(HaveEach(0))
 	})
 })
+
+// eventNotes are the notes of the events in namespace ns.
+func eventNotes(ns string) []string {
+	GinkgoHelper()
+	var events eventsv1.EventList
+	Expect(k8s.List(rootCtx, &events, client.InNamespace(ns))).To(Succeed())
+	notes := make([]string, len(events.Items))
+	for i, e := range events.Items {
+		notes[i] = e.Note
+	}
+	return notes
+}

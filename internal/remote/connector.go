@@ -109,6 +109,7 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		DriftInterval:   s.driftInterval,
 		BulkDeleteBatch: s.bulkDeleteBatch,
 		Executor:        s.executor,
+		RunPassCriteria: s.runPassCriteria,
 		secrets:         c.live,
 		confirm:         c.serviceCheck(obj),
 		svc:             s.svc,
@@ -215,6 +216,9 @@ type Connection struct {
 	// Pods (spec.executor); nil when it grants nothing beyond the defaults,
 	// as the manager's flags never do.
 	Executor *v1alpha1.ExecutorGrant
+	// RunPassCriteria are a standalone service's passCriteria for the runs
+	// the REST server creates; nil for the defaults.
+	RunPassCriteria *v1alpha1.PassCriteria
 
 	// local is true when the cluster is the system of record (a standalone
 	// service): there is no remote copy of anything.

@@ -57,6 +57,7 @@ type service struct {
 	// svc is nil for a standalone service.
 	svc             evalapi.Service
 	gate            *gate
+	runPassCriteria *v1alpha1.PassCriteria
 	driftInterval   time.Duration
 	bulkDeleteBatch int
 	// keyNamespace and keyRef name the service's key, nil when it names none.
@@ -320,6 +321,7 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 	b.keyNamespace, b.keyRef = so.GetKeySecret()
 	b.executor = spec.Executor.DeepCopy()
 	if spec.Standalone != nil {
+		b.runPassCriteria = spec.Standalone.RunPassCriteria.DeepCopy()
 		return b, nil
 	}
 	b.sharedKey = so.SharesKeyForAdoption()

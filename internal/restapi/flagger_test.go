@@ -117,6 +117,9 @@ var _ = Describe("The Flagger gate", func() {
 		run := runs[0]
 		Expect(run.Name).To(HavePrefix("podinfo-"))
 		Expect(run.Annotations).To(HaveKeyWithValue(rollout.FlaggerChecksumAnnotation, "a1b2c3"))
+		// The release, for the run gauges.
+		Expect(run.Labels).To(And(HaveKeyWithValue(evaluationv1alpha1.CanaryLabel, "podinfo"),
+			HaveKeyWithValue(evaluationv1alpha1.RevisionLabel, "a1b2c3")))
 		Expect(run.Spec.MetricIDs).To(Equal([]evaluationv1alpha1.ResourceID{"met_1"}))
 
 		By("the rollback hook on the same revision: no rollback yet, and still one run")

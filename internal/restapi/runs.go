@@ -106,8 +106,13 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) apierror.Resp
 		return s.failure(runKind, err)
 	}
 	run := newRunObject(secret, r.PathValue("projectId"), req, refs)
-	if err := s.standaloneOnly(r.Context(), run); err != nil {
+	conn, err := s.standaloneConnection(r.Context(), run)
+	if err != nil {
 		return s.failure(runKind, err)
+	}
+	if conn != nil && conn.RunPassCriteria != nil {
+		// The namespace's admin chose them on its standalone service.
+		run.Spec.PassCriteria = *conn.RunPassCriteria.DeepCopy()
 	}
 	settle, err := s.quotas.Reserve(r.Context(), runKind, run, false)
 	if err != nil {
@@ -184,22 +189,29 @@ func newRunObject(secret types.NamespacedName, project string, req evalapi.RunRe
 // standaloneOnly refuses run on a real Evaluation Service: its runs, records
 // and scores go to that service.
 func (s *Server) standaloneOnly(ctx context.Context, run *evaluationv1alpha1.EvaluationRun) error {
+	_, err := s.standaloneConnection(ctx, run)
+	return err
+}
+
+// standaloneConnection is run's standalone service (nil without a
+// connector), or standaloneOnly's error.
+func (s *Server) standaloneConnection(ctx context.Context, run *evaluationv1alpha1.EvaluationRun) (*remote.Connection, error) {
 	if s.opts.Connector == nil {
-		return nil
+		return nil, nil
 	}
 	conn, err := s.opts.Connector.Connect(ctx, run)
 	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
-		return apierror.New(http.StatusServiceUnavailable, apierror.CodeUpstreamError,
+		return nil, apierror.New(http.StatusServiceUnavailable, apierror.CodeUpstreamError,
 			"The namespace's Evaluation Service connection cannot be used: "+se.Message, nil)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !conn.CarriedOutByCommit(run) {
-		return apierror.Conflict("This namespace's runs are kept by its Evaluation Service (%s): send runs, records and scores "+
+		return nil, apierror.Conflict("This namespace's runs are kept by its Evaluation Service (%s): send runs, records and scores "+
 			"there, or create an EvaluationRun", conn.Service)
 	}
-	return nil
+	return conn, nil
 }
 
 // runAnswer is run as the API answers it, its Testset and Metrics given

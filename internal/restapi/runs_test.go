@@ -25,10 +25,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/remote"
 )
 
 const runsPath = BasePath + "/projects/proj-1/runs"
@@ -119,6 +122,34 @@ var _ = Describe("Runs, records and scores", func() {
 		Expect(runOf(send(request{method: http.MethodGet, path: BasePath + "/runs/" + run.ID, key: t.key})).Status).
 			To(Equal("completed"))
 		Expect(postRecord(t, run.ID, "late").status).To(Equal(http.StatusConflict), "a judged run takes no more records")
+	})
+
+	It("gives a run the pass criteria the namespace's standalone service sets, else the defaults", func(ctx SpecContext) {
+		svc := &evaluationv1alpha1.EvaluationService{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "default"},
+			Spec: evaluationv1alpha1.EvaluationServiceSpec{ServiceConnection: evaluationv1alpha1.ServiceConnection{
+				Standalone: &evaluationv1alpha1.StandaloneService{RunPassCriteria: &evaluationv1alpha1.PassCriteria{
+					MinPassRate: ptr.To(0.85), MinScoredRatio: ptr.To(0.9)}}}}}
+		Expect(h.k8s.Create(ctx, svc)).To(Succeed())
+		other := newTenant()
+		otherMetric := createdID(other, "heuristic", "boolean")
+		// A connector that resolves the namespaces' services, as the manager's.
+		_, url := runServer(Options{Connector: remote.NewConnector(h.mgr.GetAPIReader(),
+			remote.Defaults{Services: h.mgr.GetAPIReader()})})
+
+		criteria := func(tn tenant, metric string) evaluationv1alpha1.PassCriteria {
+			GinkgoHelper()
+			rep := sendTo(url, request{method: http.MethodPost, path: runsPath, key: tn.key,
+				body: `{"metricIds":["` + metric + `"]}`})
+			Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+			var l evaluationv1alpha1.EvaluationRunList
+			Expect(h.k8s.List(ctx, &l, client.InNamespace(tn.namespace))).To(Succeed())
+			Expect(l.Items).To(HaveLen(1))
+			return l.Items[0].Spec.PassCriteria
+		}
+		Expect(criteria(t, metricID)).To(And(HaveField("MinPassRate", HaveValue(Equal(0.85))),
+			HaveField("MinScoredRatio", HaveValue(Equal(0.9)))))
+		Expect(criteria(other, otherMetric)).To(And(HaveField("MinPassRate", HaveValue(Equal(1.0))),
+			HaveField("MinScoredRatio", HaveValue(Equal(1.0)))), "no service of its own: the defaults")
 	})
 
 	It("accepts the sessionId the Python SDK sends on a record and answers it back; refuses a bad one naming it", func() {

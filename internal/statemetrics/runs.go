@@ -35,7 +35,11 @@ const (
 // RunCollector exports each judged EvaluationRun's verdict and each of its
 // Metrics' pass ratio, read from the cache at scrape time, for a Flagger or
 // Keptn metric template that gates on them. A run's series go with the run
-// (ttlSecondsAfterFinished bounds how long).
+// (ttlSecondsAfterFinished bounds how long). Each series names the release
+// the run judges: its canary and revision labels (v1alpha1.CanaryLabel,
+// RevisionLabel) and its spec.systemVersionId, "" when unset. A run has one
+// value of each, so they add no series: a run's series are as many as
+// before, and the values are bounded (63 bytes for a label, 128 for the id).
 type RunCollector struct {
 	reader    client.Reader
 	passRatio *prometheus.Desc
@@ -49,11 +53,19 @@ func NewRunCollector(reader client.Reader) *RunCollector {
 		reader: reader,
 		passRatio: prometheus.NewDesc(PassRatioName,
 			"A judged EvaluationRun's pass ratio of one Metric: passed over scored records.",
-			[]string{"namespace", "name", "metric"}, nil),
+			append([]string{"namespace", "name", "metric"}, releaseLabels...), nil),
 		verdict: prometheus.NewDesc(VerdictName,
 			"1 for a judged EvaluationRun's verdict (Passed, Failed or Inconclusive).",
-			[]string{"namespace", "name", "verdict"}, nil),
+			append([]string{"namespace", "name", "verdict"}, releaseLabels...), nil),
 	}
+}
+
+// releaseLabels name the release a run judges, in releaseOf's order.
+var releaseLabels = []string{"canary", "revision", "system_version"}
+
+// releaseOf is the values of releaseLabels for run e.
+func releaseOf(e *v1alpha1.EvaluationRun) []string {
+	return []string{e.Labels[v1alpha1.CanaryLabel], e.Labels[v1alpha1.RevisionLabel], e.Spec.SystemVersionID}
 }
 
 // Describe implements prometheus.Collector.
@@ -77,10 +89,13 @@ func (c *RunCollector) Collect(ch chan<- prometheus.Metric) {
 		if e.Status.Verdict == "" {
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(c.verdict, prometheus.GaugeValue, 1, e.Namespace, e.Name, string(e.Status.Verdict))
+		release := releaseOf(e)
+		ch <- prometheus.MustNewConstMetric(c.verdict, prometheus.GaugeValue, 1,
+			append([]string{e.Namespace, e.Name, string(e.Status.Verdict)}, release...)...)
 		for _, m := range e.Status.Metrics {
 			if m.PassRate != nil {
-				ch <- prometheus.MustNewConstMetric(c.passRatio, prometheus.GaugeValue, *m.PassRate, e.Namespace, e.Name, m.Name)
+				ch <- prometheus.MustNewConstMetric(c.passRatio, prometheus.GaugeValue, *m.PassRate,
+					append([]string{e.Namespace, e.Name, m.Name}, release...)...)
 			}
 		}
 	}

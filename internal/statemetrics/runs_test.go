@@ -28,22 +28,27 @@ import (
 )
 
 func TestRunCollectorExportsJudgedRuns(t *testing.T) {
-	judged := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "v42"}}
+	judged := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "support-2dhll",
+		Labels: map[string]string{v1alpha1.CanaryLabel: "support", v1alpha1.RevisionLabel: "7c9f8d6b5"}}}
+	judged.Spec.SystemVersionID = "v42"
 	judged.Status.Verdict = "Failed"
 	judged.Status.Metrics = []v1alpha1.MetricResult{
 		{Name: "exact", PassRate: ptr.To(0.75)},
 		{Name: "tone"}, // no scores: no ratio
 	}
 	running := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "v43"}}
+	byHand := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "by-hand"}}
+	byHand.Status.Verdict = "Passed"
 	want := `
 # HELP evaloperator_evaluationrun_pass_ratio A judged EvaluationRun's pass ratio of one Metric: passed over scored records.
 # TYPE evaloperator_evaluationrun_pass_ratio gauge
-evaloperator_evaluationrun_pass_ratio{metric="exact",name="v42",namespace="team-a"} 0.75
+evaloperator_evaluationrun_pass_ratio{canary="support",metric="exact",name="support-2dhll",namespace="team-a",revision="7c9f8d6b5",system_version="v42"} 0.75
 # HELP evaloperator_evaluationrun_verdict 1 for a judged EvaluationRun's verdict (Passed, Failed or Inconclusive).
 # TYPE evaloperator_evaluationrun_verdict gauge
-evaloperator_evaluationrun_verdict{name="v42",namespace="team-a",verdict="Failed"} 1
+evaloperator_evaluationrun_verdict{canary="support",name="support-2dhll",namespace="team-a",revision="7c9f8d6b5",system_version="v42",verdict="Failed"} 1
+evaloperator_evaluationrun_verdict{canary="",name="by-hand",namespace="team-a",revision="",system_version="",verdict="Passed"} 1
 `
-	if err := testutil.CollectAndCompare(NewRunCollector(reader(t, judged, running)), strings.NewReader(want)); err != nil {
+	if err := testutil.CollectAndCompare(NewRunCollector(reader(t, judged, running, byHand)), strings.NewReader(want)); err != nil {
 		t.Error(err)
 	}
 }

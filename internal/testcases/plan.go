@@ -20,6 +20,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"strings"
 )
 
 // Remote indexes a remote Testset's testcases by key, as a sweep of its
@@ -97,6 +99,76 @@ func (s Set) Diff(r *Remote) Plan {
 
 // Empty reports whether the plan changes nothing.
 func (p Plan) Empty() bool { return len(p.Create)+len(p.Update)+len(p.Delete) == 0 }
+
+// Done says what the plan did once sent, for events and conditions: "2
+// updated, 1 removed", only the counts that are not zero, or "no testcase
+// changed".
+func (p Plan) Done() string { return changes(len(p.Create), len(p.Update), len(p.Delete)) }
+
+// Fingerprints are a set's testcases as a 64-bit hash of each key and one
+// of its data: enough to count what a new version of the set changes, at
+// 16 bytes a testcase (and the map's own).
+type Fingerprints map[uint64]uint64
+
+// FingerprintsOf fingerprints s.
+func FingerprintsOf(s Set) Fingerprints {
+	f := make(Fingerprints, len(s.Cases))
+	for _, c := range s.Cases {
+		f[hash64([]byte(c.Key))] = hash64(c.Data)
+	}
+	return f
+}
+
+// Changes says what s changes from the set f fingerprints, as Plan.Done.
+func (f Fingerprints) Changes(s Set) string {
+	added, updated, kept := 0, 0, 0
+	for _, c := range s.Cases {
+		old, ok := f[hash64([]byte(c.Key))]
+		switch {
+		case !ok:
+			added++
+		case old != hash64(c.Data):
+			updated++
+			kept++
+		default:
+			kept++
+		}
+	}
+	return changes(added, updated, len(f)-kept)
+}
+
+func hash64(b []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return h.Sum64()
+}
+
+func changes(added, updated, removed int) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		verb string
+	}{{added, "added"}, {updated, "updated"}, {removed, "removed"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.verb))
+		}
+	}
+	if len(parts) == 0 {
+		return "no testcase changed"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// IndexOf indexes s as a remote Testset holding it would be indexed, each
+// testcase under its key as its id: a Diff against it is what changed from
+// s, with the keys of the updated and removed testcases as their ids.
+func IndexOf(s Set, keyField string) *Remote {
+	r := NewRemote(keyField)
+	for _, c := range s.Cases {
+		r.Add(c.Key, c.Data)
+	}
+	return r
+}
 
 // String counts the plan's changes, for messages.
 func (p Plan) String() string {

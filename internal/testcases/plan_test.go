@@ -64,3 +64,31 @@ func TestDiffOfTheSameSetIsEmpty(t *testing.T) {
 		t.Errorf("plan %s, want nothing", p)
 	}
 }
+
+func TestDoneSaysWhatChanged(t *testing.T) {
+	old, err := testcases.FromLines(strings.NewReader(`{"id":"a","q":1}
+{"id":"b","q":2}
+{"id":"c","q":3}
+`), "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := testcases.FromLines(strings.NewReader(`{"id":"a","q":10}
+{"id":"b","q":20}
+`), "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := edited.Diff(testcases.IndexOf(old, "id")).Done(), "2 updated, 1 removed"; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	if got, want := old.Diff(testcases.IndexOf(old, "id")).Done(), "no testcase changed"; got != want {
+		t.Errorf("Done() of an unchanged set = %q, want %q", got, want)
+	}
+	if got, want := testcases.FingerprintsOf(old).Changes(edited), "2 updated, 1 removed"; got != want {
+		t.Errorf("Changes() = %q, want %q", got, want)
+	}
+	if got, want := testcases.FingerprintsOf(edited).Changes(old), "1 added, 2 updated"; got != want {
+		t.Errorf("Changes() back = %q, want %q", got, want)
+	}
+}

@@ -118,6 +118,11 @@ func ReadGit(ref string, paths []string) ([]Document, error) {
 	return docs, nil
 }
 
+// GitFile reads the file at path as it was at the Git revision ref.
+func GitFile(ref, path string) ([]byte, error) {
+	return git(filepath.Dir(path), "show", ref+":./"+filepath.Base(path))
+}
+
 func isYAML(name string) bool {
 	ext := filepath.Ext(name)
 	return ext == ".yaml" || ext == ".yml"

@@ -19,14 +19,22 @@ limitations under the License.
 package packaging
 
 import (
+	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/gates"
 	"github.com/eval-operator/eval-operator/internal/validate"
 )
+
+// gitopsServices are the services of examples/gitops, each a namespace with
+// its whole release loop.
+var gitopsServices = []string{"search", "support-assistant"}
 
 // examples/gitops is a repository teams copy: each cluster's render must be
 // what the plugin's validate and the API server both admit.
@@ -39,7 +47,21 @@ var _ = Describe("The example GitOps repository", func() {
 			v, err := validate.New()
 			Expect(err).NotTo(HaveOccurred())
 			var policies [][]any
+			kinds := map[string]int{}
 			for _, d := range docs {
+				kinds[d.Object.GetKind()]++
+				if d.Object.GetKind() == "ConfigMap" && d.Object.GetName() == "evaluation-gate" {
+					// The gate's run template: a run the API server admits.
+					data, _, _ := unstructured.NestedStringMap(d.Object.Object, "data")
+					run, err := gates.FromTemplate([]byte(data[gates.TemplateKey]), d.Object.GetNamespace())
+					Expect(err).NotTo(HaveOccurred())
+					content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
+					Expect(err).NotTo(HaveOccurred())
+					u := &unstructured.Unstructured{Object: content}
+					u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("EvaluationRun"))
+					_, err = v.Create(ctx, u)
+					Expect(err).NotTo(HaveOccurred(), "the run template of %s", d.Object.GetNamespace())
+				}
 				if !v.Handles(d.Object.GroupVersionKind()) {
 					continue
 				}
@@ -50,22 +72,33 @@ var _ = Describe("The example GitOps repository", func() {
 					policies = append(policies, p)
 				}
 			}
-			Expect(policies).To(HaveLen(3))
+			Expect(policies).To(HaveLen(4))
+			// Production runs each service's whole loop; staging mirrors the
+			// Metrics only, with each service's key.
+			loop := map[string]int{"Testset": 2, "Rollout": 2, "AnalysisTemplate": 2, "RoleBinding": 2, "ExternalSecret": 2}
 			if observe {
 				Expect(policies).To(HaveEach(Equal([]any{"Observe"})))
+				loop = map[string]int{"Testset": 0, "Rollout": 0, "AnalysisTemplate": 0, "RoleBinding": 0, "ExternalSecret": 2}
 			} else {
 				Expect(policies).To(HaveEach(BeNil()))
+			}
+			for kind, n := range loop {
+				Expect(kinds[kind]).To(Equal(n), kind)
 			}
 
 			kubectl(ctx, kustomize(ctx, filepath.Join(repoRoot, "config", "crd")), "apply", "--server-side",
 				"--field-manager=packaging-gitops", "-f", "-")
-			waitEstablished(ctx, crdNames...)
+			others, err := os.ReadFile(filepath.Join("testdata", "gitops-crds.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			apply(ctx, "packaging-gitops", others)
+			waitEstablished(ctx, append([]string{"rollouts.argoproj.io", "analysistemplates.argoproj.io",
+				"externalsecrets.external-secrets.io"}, crdNames...)...)
 			DeferCleanup(func(ctx SpecContext) {
 				// The namespaces stay: without a controller-manager they would
 				// stay Terminating, and the other cluster's render uses them.
 				kubectl(ctx, nil, "delete", "--ignore-not-found", "clusterevaluationservice/default")
-				for _, ns := range []string{"team-search", "team-support"} {
-					kubectl(ctx, nil, "delete", "--ignore-not-found", "metrics", "--all", "-n", ns)
+				for _, ns := range gitopsServices {
+					kubectl(ctx, nil, "delete", "--ignore-not-found", "metrics,testsets", "--all", "-n", ns)
 				}
 			})
 			Expect(apply(ctx, "packaging-gitops", rendered)).To(BeEmpty(), "warnings")

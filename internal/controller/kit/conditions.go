@@ -120,13 +120,18 @@ func changesState(conds []metav1.Condition, o Outcome) bool {
 	return c == nil || c.Reason != o.Reason || (c.Status == metav1.ConditionTrue) != (o.Phase == PhaseReady)
 }
 
-// EventType is Normal for progress and success, Warning for trouble.
+// EventType is Normal for progress and success, Warning for trouble: a
+// run that is running, an object waiting its turn or deleting its remote
+// copy is in its normal course.
 func EventType(o Outcome) string {
 	switch {
 	case o.Phase == PhaseReady,
 		o.Phase == PhasePaused,
 		o.Reason == v1alpha1.ReasonCreating,
-		o.Reason == v1alpha1.ReasonDeleting:
+		o.Reason == v1alpha1.ReasonDeleting,
+		o.Reason == v1alpha1.ReasonDeletingRemote,
+		o.Reason == v1alpha1.ReasonPending,
+		o.Reason == v1alpha1.ReasonRunning:
 		return corev1.EventTypeNormal
 	default:
 		return corev1.EventTypeWarning

@@ -98,6 +98,9 @@ func TestEventType(t *testing.T) {
 		Ready(v1alpha1.ReasonCreated, ""):                   corev1.EventTypeNormal,
 		Progressing(v1alpha1.ReasonCreating, ""):            corev1.EventTypeNormal,
 		Progressing(v1alpha1.ReasonDeleting, ""):            corev1.EventTypeNormal,
+		Progressing(v1alpha1.ReasonRunning, ""):             corev1.EventTypeNormal,
+		Progressing(v1alpha1.ReasonPending, ""):             corev1.EventTypeNormal,
+		Progressing(v1alpha1.ReasonReferencesNotReady, ""):  corev1.EventTypeWarning,
 		Progressing(v1alpha1.ReasonUpstreamUnavailable, ""): corev1.EventTypeWarning,
 		Stalled(v1alpha1.ReasonCreateOutcomeUnknown, ""):    corev1.EventTypeWarning,
 	} {

@@ -54,6 +54,7 @@ type Reconciler struct {
 	artifacts  *Artifacts
 	fluxServed map[v1alpha1.SourceKind]bool
 	synced     *syncedSets
+	last       *lastSets
 	// limits bound every source's set; sets holds the sets of sources read
 	// before, shared by their Testsets; fetches bounds the artifact fetches
 	// under way, and memory the sets held, per namespace and in all.

@@ -79,7 +79,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		return err
 	}
 	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), inFlight: requestTimeout + recoveryMargin,
-		artifacts: artifacts.withDefaults(), fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets(),
+		artifacts: artifacts.withDefaults(), fluxServed: fluxServed(mgr.GetRESTMapper()), synced: newSyncedSets(), last: newLastSets(),
 		limits: limits, sets: newSetCache(setCacheSets * limits.Bytes), fetches: newFetchLine(workers),
 		memory: budget}
 	watches := []kit.Watch{{Object: &corev1.ConfigMap{}, Map: users(mgr.GetClient(), configMapIndex),
@@ -98,8 +98,11 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
 		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r.lifecycle(),
-		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation)),
-		Watches:    watches,
+		// A deleted Testset's last set is forgotten (a standalone one has no
+		// finalizer to do it); the predicate lets every event through.
+		Predicates: predicate.And[client.Object](r.last.forgetDeleted(),
+			predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation))),
+		Watches: watches,
 	})
 }
 

@@ -21,9 +21,11 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -54,8 +56,7 @@ func (r *Reconciler) sync(ctx context.Context, s *scope, set testcases.Set) (kit
 	}
 	t.Status.ID = id
 	if kept, ok := s.Client.KeptInCluster(len(set.Cases), set.Digest); ok {
-		return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf("%d testcases validated; %s", len(set.Cases), kept)),
-			ctrl.Result{}, nil
+		return r.validated(t, set, kept), ctrl.Result{}, nil
 	}
 	drift := r.drift.Every(s.Conn.DriftInterval)
 	if o, ok := upToDate(t, set); ok && !first {
@@ -119,8 +120,36 @@ func (r *Reconciler) syncTestcases(ctx context.Context, s *scope, drift *kit.Dri
 	if first {
 		o.Reason = v1alpha1.ReasonCreated
 	}
-	o.Message += fmt.Sprintf(" (last sync: %s)", plan)
+	o.Message += "; this sync: " + plan.Done()
+	if !plan.Empty() {
+		r.announce(t, o)
+	}
 	return o, drift.Requeue(t.UID), nil
+}
+
+// validated says that a standalone service's Testset holds set, kept in
+// the cluster (kept says so): nothing is sent. It says what changed since
+// the set this manager validated before, when it knows it.
+func (r *Reconciler) validated(t *v1alpha1.Testset, set testcases.Set, kept string) kit.Outcome {
+	change, changed := r.last.swap(client.ObjectKeyFromObject(t), t.UID, set)
+	if change != "" {
+		change = " (" + change + ")"
+	}
+	o := kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf("%d testcases validated%s; %s", len(set.Cases), change, kept))
+	if changed {
+		r.announce(t, o)
+	}
+	return o
+}
+
+// announce emits o's event for a sync that changed testcases while Ready
+// keeps its reason: the status patch emits one only when Ready changes, and
+// a reviewer looks for what each sync did in the events.
+func (r *Reconciler) announce(t *v1alpha1.Testset, o kit.Outcome) {
+	c := meta.FindStatusCondition(t.Status.Conditions, v1alpha1.ConditionReady)
+	if c != nil && c.Status == metav1.ConditionTrue && c.Reason == o.Reason {
+		r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, o.Reason, "Sync", "%s", o.Message)
+	}
 }
 
 // synced records in t's status that the remote Testset holds set, and

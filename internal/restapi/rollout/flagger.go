@@ -240,6 +240,16 @@ func (f *Flagger) runFromTemplate(ctx context.Context, p FlaggerPayload, key typ
 	}
 	run.Annotations[release] = p.Name
 	run.Annotations[revision] = p.Checksum
+	// The release's labels, for the run gauges: a value that is no label
+	// value stays in its annotation only.
+	if run.Labels == nil {
+		run.Labels = map[string]string{}
+	}
+	for label, v := range map[string]string{evaluationv1alpha1.CanaryLabel: p.Name, evaluationv1alpha1.RevisionLabel: p.Checksum} {
+		if len(validation.IsValidLabelValue(v)) == 0 {
+			run.Labels[label] = v
+		}
+	}
 	if v := p.Metadata["systemVersionId"]; v != "" {
 		run.Spec.SystemVersionID = v
 	}
