@@ -37,7 +37,8 @@ type Info struct {
 	// New and NewList return an empty object and list of a kind whose
 	// objects call an Evaluation Service: each resolves one
 	// (status.service), counts as its user and has a Ready condition.
-	// They are nil for the service kinds themselves.
+	// They are nil for the service kinds themselves, and for
+	// SystemVersion, which uses its System's service.
 	New     func() v1alpha1.Object
 	NewList func() client.ObjectList
 }
@@ -51,6 +52,9 @@ var All = []Info{
 		func() v1alpha1.Object { return &v1alpha1.Testset{} }, func() client.ObjectList { return &v1alpha1.TestsetList{} }},
 	{"EvaluationRun", "evaluationruns", true,
 		func() v1alpha1.Object { return &v1alpha1.EvaluationRun{} }, func() client.ObjectList { return &v1alpha1.EvaluationRunList{} }},
+	{"System", "systems", true,
+		func() v1alpha1.Object { return &v1alpha1.System{} }, func() client.ObjectList { return &v1alpha1.SystemList{} }},
+	{"SystemVersion", "systemversions", true, nil, nil},
 	{"TestsetDeletion", "testsetdeletions", true,
 		func() v1alpha1.Object { return &v1alpha1.TestsetDeletion{} }, func() client.ObjectList { return &v1alpha1.TestsetDeletionList{} }},
 	{"TestcaseDeletion", "testcasedeletions", true,
