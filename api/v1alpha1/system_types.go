@@ -113,11 +113,6 @@ type SystemStatus struct {
 	// +kubebuilder:validation:MaxLength=36
 	ProductionVersionID string `json:"productionVersionId,omitempty"`
 
-	// versions is how many versions the service holds for the System.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	Versions int32 `json:"versions,omitempty"`
-
 	// observedGeneration is the generation of the spec this status describes.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
@@ -399,3 +394,30 @@ func (s *SystemVersionSpec) Allows(a ManagementAction) bool {
 func ValidUUID(id string) bool { return uuidPattern.MatchString(id) }
 
 var uuidPattern = regexp.MustCompile(UUIDPattern)
+
+var _ Object = &SystemVersion{}
+
+// GetAPIKeySecretRef is nil: a SystemVersion uses its System's key, and
+// connects through its System.
+func (v *SystemVersion) GetAPIKeySecretRef() *SecretKeySelector { return nil }
+
+// GetServiceRef is nil: a SystemVersion uses its System's service.
+func (v *SystemVersion) GetServiceRef() *ServiceReference { return nil }
+
+// SetResolvedService records in status the service the version's System resolved to.
+func (v *SystemVersion) SetResolvedService(s string) { v.Status.Service = s }
+
+// GetResolvedService returns status.service.
+func (v *SystemVersion) GetResolvedService() string { return v.Status.Service }
+
+// GetConditions returns a pointer to status.conditions.
+func (v *SystemVersion) GetConditions() *[]metav1.Condition { return &v.Status.Conditions }
+
+// SetObservedGeneration records the generation status describes.
+func (v *SystemVersion) SetObservedGeneration(g int64) { v.Status.ObservedGeneration = g }
+
+// GetObservedRetry returns status.observedRetry.
+func (v *SystemVersion) GetObservedRetry() string { return v.Status.ObservedRetry }
+
+// SetObservedRetry records the retry annotation's value the operator acted on.
+func (v *SystemVersion) SetObservedRetry(s string) { v.Status.ObservedRetry = s }

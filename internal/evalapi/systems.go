@@ -16,7 +16,11 @@ limitations under the License.
 
 package evalapi
 
-import "encoding/json"
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+)
 
 // SystemRequest is the body of a System upsert (POST
 // /projects/{projectId}/systems): the service creates the System, or
@@ -69,4 +73,15 @@ type SystemVersion struct {
 	SystemID string          `json:"systemId"`
 	Name     string          `json:"name"`
 	Config   json.RawMessage `json:"config"`
+}
+
+// NewUUID returns a new random (version 4) UUID, shaped as the service's
+// System and version ids: the ids a standalone service and the fake one
+// assign.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error since Go 1.24
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

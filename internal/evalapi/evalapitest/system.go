@@ -18,7 +18,6 @@ package evalapitest
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -68,15 +67,6 @@ func (st *systemStore) next() int {
 }
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-// newUUID is a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // System returns the System the Server holds under id, as GET would.
 func (s *Server) System(id string) (evalapi.System, bool) {
@@ -190,7 +180,7 @@ func (s *Server) upsertSystem(r *http.Request, body []byte, tenant int) (func() 
 			}
 		}
 		st := &storedSystem{projectID: projectID, seq: s.systems.next(),
-			system: evalapi.System{ID: newUUID(), Name: name, Description: deref(req.Description)}}
+			system: evalapi.System{ID: evalapi.NewUUID(), Name: name, Description: deref(req.Description)}}
 		s.systems.systems[st.system.ID] = st
 		s.systems.projectOf[st.system.ID] = projectID
 		first := s.upsertVersion(st, json.RawMessage(config), "")
@@ -214,7 +204,7 @@ func (s *Server) upsertVersion(st *storedSystem, config json.RawMessage, name st
 	if name == "" {
 		name = fmt.Sprintf("Version %d", len(st.versions)+1)
 	}
-	v := &evalapi.SystemVersion{ID: newUUID(), SystemID: st.system.ID, Name: name, Config: config}
+	v := &evalapi.SystemVersion{ID: evalapi.NewUUID(), SystemID: st.system.ID, Name: name, Config: config}
 	s.systems.versions[v.ID] = v
 	st.versions = append(st.versions, v.ID)
 	s.systems.order = append(s.systems.order, v.ID)
