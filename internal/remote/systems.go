@@ -77,7 +77,9 @@ func (v SystemVersion) Matches(systemID string, spec *v1alpha1.SystemVersionSpec
 }
 
 // Record writes what the service holds of the version into st.
-func (v SystemVersion) Record(st *v1alpha1.SystemVersionStatus) { convert.SetSystemVersionStatus(st, v.held) }
+func (v SystemVersion) Record(st *v1alpha1.SystemVersionStatus) {
+	convert.SetSystemVersionStatus(st, v.held)
+}
 
 // Systems returns the SystemClient that acts for the object in one reconcile.
 func (c *Connection) Systems() SystemClient {
