@@ -139,7 +139,7 @@ func (m *Metric) RecordedID() string {
 }
 
 // TextBytes is the size of the Metric's texts, of spec and status: what the
-// manager's cache leaves out of a settled Metric (see internal/metriccache).
+// manager's cache leaves out of a settled Metric (see internal/trimcache).
 func (m *Metric) TextBytes() int {
 	n := 0
 	for _, s := range []*Text{m.Spec.PromptTemplate, m.Spec.Guidelines, m.Spec.Description,

@@ -34,7 +34,7 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // runMetric is a Metric of project proj-1, the project of the runs' Testsets.
@@ -368,7 +368,7 @@ var _ = Describe("EvaluationRun reconciler", func() {
 			stored := &v1alpha1.EvaluationRun{}
 			Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), stored)).To(Succeed())
 			Expect(stored.Spec.Executor.Template).To(Equal(*want), "the create guard's write kept the template")
-			Expect(stored.Annotations).NotTo(HaveKey(metriccache.TrimmedAnnotation), "the mark is never written")
+			Expect(stored.Annotations).NotTo(HaveKey(trimcache.TrimmedAnnotation), "the mark is never written")
 
 			cached := &v1alpha1.EvaluationRun{}
 			Expect(mgr.cache.Get(rootCtx, client.ObjectKeyFromObject(e), cached)).To(Succeed())

@@ -51,6 +51,13 @@ func TestImportRules(t *testing.T) {
 		// The reconcilers speak the seam's terms, never the service's wire.
 		{"internal/controller", []string{"internal/restapi/...", "cmd/...", "internal/evalapi/...", "internal/convert"}},
 		{"internal/restapi", []string{"internal/controller/..."}},
+		// The REST server's parts below its assembly: the answers know no
+		// other part, the tenancy knows neither the server nor its gates, and
+		// the gates do not know the server.
+		{"internal/restapi/apierror", []string{"internal/restapi", "internal/restapi/tenancy", "internal/restapi/rollout",
+			"internal/remote"}},
+		{"internal/restapi/tenancy", []string{"internal/restapi", "internal/restapi/rollout", "internal/remote"}},
+		{"internal/restapi/rollout", []string{"internal/restapi", "internal/remote"}},
 		{"internal/remote", []string{"internal/controller/...", "internal/restapi/..."}},
 		{"internal/convert", []string{"internal/remote", "internal/controller/...", "internal/restapi/..."}},
 	}

@@ -39,8 +39,8 @@ import (
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // upstream is a fake service with the client the operator would use for it.
@@ -206,7 +206,7 @@ var _ = Describe("Metric reconciler", func() {
 
 		cached := &v1alpha1.Metric{}
 		Expect(mgr.cache.Get(rootCtx, client.ObjectKeyFromObject(m), cached)).To(Succeed())
-		Expect(metriccache.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
+		Expect(trimcache.Trimmed(cached)).To(BeTrue(), "the cache keeps no long prompt")
 
 		longer := prompt + "Be strict."
 		editSpec(m, func(s *v1alpha1.MetricSpec) { s.PromptTemplate = (*v1alpha1.Text)(&longer) })

@@ -33,9 +33,9 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
 	"github.com/eval-operator/eval-operator/internal/controller/system"
 	"github.com/eval-operator/eval-operator/internal/controller/testset"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/testcases"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // Options configure the reconcilers.
@@ -98,7 +98,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 	b := kit.Base{
 		// Settled Metrics and finished deletions are cached without their
 		// texts and ids: the client refuses to write such a copy back.
-		Client:    metriccache.Guard(mgr.GetClient()),
+		Client:    trimcache.Guard(mgr.GetClient()),
 		Recorder:  kit.BoundedEvents(mgr.GetEventRecorder("eval-operator")),
 		Connector: connector,
 		Reader:    mgr.GetAPIReader(),

@@ -82,3 +82,13 @@ func Resources() []string {
 	}
 	return out
 }
+
+// Of is the kind named kind, and whether the group has it.
+func Of(kind string) (Info, bool) {
+	for _, k := range All {
+		if k.Kind == kind {
+			return k, true
+		}
+	}
+	return Info{}, false
+}

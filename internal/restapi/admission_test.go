@@ -27,15 +27,17 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -57,12 +59,33 @@ func (c *fakeClock) Step(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// rejections is how many requests were refused admission for reason, as the
+// server's metrics report them.
+func rejections(reason string) float64 {
+	GinkgoHelper()
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != "evaloperator_rest_rejections_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "reason" && l.GetValue() == reason {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
 // expectRateLimited expects a 429 RATE_LIMITED for reason, with Retry-After.
 func expectRateLimited(rep reply, reason, retryAfter string) {
 	GinkgoHelper()
 	Expect(rep.status).To(Equal(http.StatusTooManyRequests), "body: %s", rep.body)
 	Expect(rep.header.Get("Retry-After")).To(Equal(retryAfter))
-	Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("true"), "nothing was written")
+	Expect(rep.header.Get(apierror.ShouldRetryHeader)).To(Equal("true"), "nothing was written")
 	e := apiErrorOf(rep)
 	Expect(e["code"]).To(Equal(evalapi.CodeRateLimited))
 	Expect(e["details"]).To(HaveKeyWithValue("reason", reason))
@@ -89,7 +112,7 @@ var _ = Describe("Admission control", func() {
 
 		waitKnown := func(t tenant) {
 			GinkgoHelper()
-			Eventually(func() bool { _, ok, _ := srv.keys.lookup(t.key); return ok }).Should(BeTrue())
+			Eventually(func() bool { _, ok, _ := srv.keys.Lookup(t.key); return ok }).Should(BeTrue())
 		}
 		list := func(t tenant) reply {
 			GinkgoHelper()
@@ -100,12 +123,12 @@ var _ = Describe("Admission control", func() {
 			a, b := newTenant(), newTenant()
 			waitKnown(a)
 			waitKnown(b)
-			before := testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantReadRate))
+			before := rejections(tenancy.RejectTenantReadRate)
 
 			Expect(list(a).status).To(Equal(http.StatusOK))
 			Expect(list(a).status).To(Equal(http.StatusOK))
-			expectRateLimited(list(a), rejectTenantReadRate, "100")
-			Expect(testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantReadRate)) - before).To(BeEquivalentTo(1))
+			expectRateLimited(list(a), tenancy.RejectTenantReadRate, "100")
+			Expect(rejections(tenancy.RejectTenantReadRate) - before).To(BeEquivalentTo(1))
 
 			Expect(list(b).status).To(Equal(http.StatusOK), "another namespace has a bucket of its own")
 
@@ -119,16 +142,16 @@ var _ = Describe("Admission control", func() {
 			post := func() reply {
 				return sendTo(url, request{method: http.MethodPost, path: projectPath, key: a.key, body: variantBody("human", "int")})
 			}
-			before := testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate))
+			before := rejections(tenancy.RejectTenantRate)
 			Expect(list(a).status).To(Equal(http.StatusOK))
 			Expect(list(a).status).To(Equal(http.StatusOK))
-			expectRateLimited(list(a), rejectTenantReadRate, "100")
+			expectRateLimited(list(a), tenancy.RejectTenantReadRate, "100")
 
 			Expect(post().status).To(Equal(http.StatusCreated), "reads spent nothing of the write bucket")
 			Expect(post().status).To(Equal(http.StatusCreated))
-			expectRateLimited(post(), rejectTenantRate, "100")
+			expectRateLimited(post(), tenancy.RejectTenantRate, "100")
 			Expect(metricsIn(a.namespace)).To(HaveLen(2), "the refused write wrote nothing")
-			Expect(testutil.ToFloat64(rejectionsTotal.WithLabelValues(rejectTenantRate)) - before).To(BeEquivalentTo(1))
+			Expect(rejections(tenancy.RejectTenantRate) - before).To(BeEquivalentTo(1))
 		})
 
 		It("does not charge requests without a valid key to a tenant", func() {
@@ -143,32 +166,16 @@ var _ = Describe("Admission control", func() {
 		})
 	})
 
-	It("budgets requests without a valid key in one bucket of their own, apart from every tenant's", func() {
-		now := time.Unix(1_000_000, 0)
-		a := newAdmission(1000, budget{0.01, 1}, budget{0.01, 1}, func() time.Time { return now })
-		for range unauthenticatedBudget.burst {
-			leave, refusal := a.enter(context.Background(), "", false)
-			Expect(refusal).NotTo(HaveOccurred())
-			leave()
-		}
-		_, refusal := a.enter(context.Background(), "", false)
-		Expect(refusal).To(HaveOccurred())
-		Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
-		Expect(refusal.details).To(HaveKeyWithValue("reason", rejectUnauthenticatedRate))
-		_, refusal = a.enter(context.Background(), "a", false)
-		Expect(refusal).NotTo(HaveOccurred(), "a tenant with a valid key is not charged")
-	})
-
 	It("never refuses a sequential client below 50 writes or 200 reads a second with the defaults", func() {
 		now := time.Unix(1_000_000, 0)
 		o := Options{}
 		Expect(defaultAdmission(&o)).To(Succeed())
-		a := newAdmission(o.MaxInflight, budget{o.TenantQPS, o.TenantBurst},
-			budget{o.TenantReadQPS, o.TenantReadBurst}, func() time.Time { return now })
+		a := tenancy.NewAdmission(o.MaxInflight, tenancy.Rate{QPS: o.TenantQPS, Burst: o.TenantBurst},
+			tenancy.Rate{QPS: o.TenantReadQPS, Burst: o.TenantReadBurst}, func() time.Time { return now })
 		send := func(write bool, perSecond int) {
 			GinkgoHelper()
 			for range 60 * perSecond { // a minute of one request after another
-				leave, refusal := a.enter(context.Background(), "sdk", write)
+				leave, refusal := a.Enter(context.Background(), "sdk", write)
 				Expect(refusal).NotTo(HaveOccurred())
 				leave()
 				now = now.Add(time.Second / time.Duration(perSecond))
@@ -178,9 +185,9 @@ var _ = Describe("Admission control", func() {
 		send(false, 200)
 		admitted := 0
 		for range 1000 { // at one instant: only the burst passes
-			leave, refusal := a.enter(context.Background(), "flood", true)
+			leave, refusal := a.Enter(context.Background(), "flood", true)
 			if refusal != nil {
-				Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantRate))
+				Expect(refusal.Details).To(HaveKeyWithValue("reason", tenancy.RejectTenantRate))
 				break
 			}
 			leave()
@@ -189,67 +196,6 @@ var _ = Describe("Admission control", func() {
 		Expect(admitted).To(Equal(DefaultTenantBurst), "writes are bounded by the burst")
 	})
 
-	Describe("in flight", func() {
-		It("refuses a request over the bound with Retry-After, and gives the tenant its token back", func() {
-			now := time.Unix(1_000_000, 0)
-			a := newAdmission(2, budget{0.01, 1}, budget{0.01, 1}, func() time.Time { return now })
-			leaveA, refusal := a.enter(context.Background(), "a", false)
-			Expect(refusal).NotTo(HaveOccurred())
-			leaveB, refusal := a.enter(context.Background(), "", false)
-			Expect(refusal).NotTo(HaveOccurred())
-
-			_, refusal = a.enter(context.Background(), "c", false)
-			Expect(refusal).To(HaveOccurred())
-			Expect(refusal.status).To(Equal(http.StatusTooManyRequests))
-			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectInflight))
-			Expect(refusal.header.Get("Retry-After")).To(Equal("1"))
-
-			leaveA()
-			leaveC, refusal := a.enter(context.Background(), "c", false)
-			Expect(refusal).NotTo(HaveOccurred(), "c's token was given back when the server was full")
-			leaveB()
-			leaveC()
-		})
-
-		It("lets one tenant hold at most a sixteenth of the requests in flight, the rest waiting in its own line", func() {
-			a := newAdmission(2*tenantShare, budget{1000, 1000}, budget{1000, 1000}, time.Now)
-			a.queueWait = 50 * time.Millisecond
-			leave1, refusal := a.enter(context.Background(), "a", false)
-			Expect(refusal).NotTo(HaveOccurred())
-			leave2, refusal := a.enter(context.Background(), "a", false)
-			Expect(refusal).NotTo(HaveOccurred())
-			_, refusal = a.enter(context.Background(), "a", false)
-			Expect(refusal).To(HaveOccurred(), "no place came free while it waited")
-			Expect(refusal.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
-			leaveB, refusal := a.enter(context.Background(), "b", false)
-			Expect(refusal).NotTo(HaveOccurred(), "the rest is left to the others")
-
-			a.queueWait = time.Minute
-			admitted := make(chan func())
-			go func() {
-				defer GinkgoRecover()
-				leave3, refusal := a.enter(context.Background(), "a", false)
-				Expect(refusal).NotTo(HaveOccurred())
-				admitted <- leave3
-			}()
-			Consistently(admitted, 50*time.Millisecond).ShouldNot(Receive(), "it waits for a place")
-			leave1()
-			var leave3 func()
-			Eventually(admitted).Should(Receive(&leave3), "and takes the place given back")
-
-			ctx, cancel := context.WithCancel(context.Background())
-			refused := make(chan *apiError)
-			go func() { _, refusal := a.enter(ctx, "a", false); refused <- refusal }()
-			cancel()
-			var gone *apiError
-			Eventually(refused).Should(Receive(&gone), "a caller that hangs up leaves the line")
-			Expect(gone).To(HaveOccurred())
-			Expect(gone.details).To(HaveKeyWithValue("reason", rejectTenantInflight))
-			for _, leave := range []func(){leave2, leave3, leaveB} {
-				leave()
-			}
-		})
-	})
 })
 
 var _ = Describe("Protocol details", func() {
@@ -293,7 +239,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		GinkgoHelper()
 		srv, url := runServer(Options{Connector: connector, Reader: h.mgr.GetAPIReader(), Now: clock.Now,
 			TenantQPS: 1, TenantBurst: 20, TenantReadQPS: 1, TenantReadBurst: 20})
-		Eventually(func() bool { _, ok, _ := srv.keys.lookup(t.key); return ok }).Should(BeTrue())
+		Eventually(func() bool { _, ok, _ := srv.keys.Lookup(t.key); return ok }).Should(BeTrue())
 		return url
 	}
 	bulkDelete := func(url string, t tenant, n int, header ...map[string]string) reply {
@@ -325,7 +271,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 
 		t := newTenant()
 		url := serve(t, remoteService)
-		idem := map[string]string{IdempotencyKeyHeader: "bulk-1"}
+		idem := map[string]string{apierror.IdempotencyKeyHeader: "bulk-1"}
 		Expect(bulkDelete(url, t, 1000, idem).status).To(Equal(http.StatusOK))
 		Expect(bulkDelete(url, t, 1000, idem).status).To(Equal(http.StatusOK), "a replay")
 		// 10 batches, and the replay's own write, which sends nothing: 11 of
@@ -333,12 +279,12 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		for range 9 {
 			Expect(createMetric(url, t).status).To(Equal(http.StatusCreated))
 		}
-		expectRateLimited(createMetric(url, t), rejectTenantRate, "1")
+		expectRateLimited(createMetric(url, t), tenancy.RejectTenantRate, "1")
 
 		clock.Step(time.Minute)
 		Expect(bulkDelete(url, t, 10_000).status).To(Equal(http.StatusOK))
 		// 100 batches: the bucket of 20 is 80 writes in debt, paid in 81 s.
-		expectRateLimited(createMetric(url, t), rejectTenantRate, "81")
+		expectRateLimited(createMetric(url, t), tenancy.RejectTenantRate, "81")
 		clock.Step(81 * time.Second)
 		Expect(createMetric(url, t).status).To(Equal(http.StatusCreated))
 
@@ -363,7 +309,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		// change as well (4 or 8 each) would leave too few for the second page.
 		Expect(list().status).To(Equal(http.StatusOK))
 		Expect(list().status).To(Equal(http.StatusOK))
-		expectRateLimited(list(), rejectTenantReadRate, "7")
+		expectRateLimited(list(), tenancy.RejectTenantReadRate, "7")
 	})
 
 	It("charges a create or an update of a Metric one write per 4 KiB of its texts", func() {
@@ -379,7 +325,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		for i := range 4 {
 			Expect(create(large).status).To(Equal(http.StatusCreated), "create %d", i+2)
 		}
-		expectRateLimited(create(variantBody("human", "int")), rejectTenantRate, "1")
+		expectRateLimited(create(variantBody("human", "int")), tenancy.RejectTenantRate, "1")
 
 		// An update writes the whole Metric, whatever it changes: 16,000
 		// bytes in its spec and 16,000 in its status are 8 writes. Of a full
@@ -390,7 +336,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		for i := range 3 {
 			Expect(create(large).status).To(Equal(http.StatusCreated), "create %d after the update", i)
 		}
-		expectRateLimited(create(variantBody("human", "int")), rejectTenantRate, "1")
+		expectRateLimited(create(variantBody("human", "int")), tenancy.RejectTenantRate, "1")
 	})
 
 	It("charges a Metric read whole from the API server one read per 4 KiB of its texts", func() {
@@ -410,7 +356,7 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 				var l evaluationv1alpha1.MetricList
 				g.Expect(h.mgr.GetCache().List(context.Background(), &l, client.InNamespace(t.namespace))).To(Succeed())
 				g.Expect(l.Items).To(HaveLen(5))
-				g.Expect(l.Items).To(HaveEach(WithTransform(func(m evaluationv1alpha1.Metric) bool { return metriccache.Trimmed(&m) }, BeTrue())))
+				g.Expect(l.Items).To(HaveEach(WithTransform(func(m evaluationv1alpha1.Metric) bool { return trimcache.Trimmed(&m) }, BeTrue())))
 			}).Should(Succeed())
 		}
 		list := func(url string, t tenant) reply {
@@ -422,11 +368,11 @@ var _ = Describe("What a request costs its tenant's budget", func() {
 		Expect(list(url, small).status).To(Equal(http.StatusOK), "a page of 5 small Metrics cost 6 reads of 20")
 
 		whole := metricsIn(large.namespace)[0]
-		Expect(textCost(&whole)).To(Equal(8), "32,000 bytes of texts")
+		Expect(tenancy.TextCost(&whole)).To(Equal(8), "32,000 bytes of texts")
 		url = serve(large, nil)
 		Expect(list(url, large).status).To(Equal(http.StatusOK))
 		// The page cost 1 + 5 x 8 reads: 21 more than the bucket held, paid
 		// in 22 s before the next read.
-		expectRateLimited(list(url, large), rejectTenantReadRate, "22")
+		expectRateLimited(list(url, large), tenancy.RejectTenantReadRate, "22")
 	})
 })

@@ -28,6 +28,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -121,7 +122,7 @@ var _ = Describe("Authentication", func() {
 	It("refuses a key held in two namespaces, since it does not say which one it grants", func() {
 		other := newTenant()
 		Expect(h.k8s.Create(context.Background(), framework.KeySecret(other.namespace, "copy", t.key))).To(Succeed())
-		Eventually(func() error { _, _, err := h.server.keys.lookup(t.key); return err }).Should(MatchError(errAmbiguousKey))
+		Eventually(func() error { _, _, err := h.server.keys.Lookup(t.key); return err }).Should(MatchError(tenancy.ErrAmbiguousKey))
 		expectUnauthorized(postMetric(t, variantBody("human", "int")))
 		expectNothingCreated(t.namespace)
 		expectNothingCreated(other.namespace)

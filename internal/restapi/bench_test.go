@@ -135,8 +135,8 @@ func BenchmarkRawCreateAndReconcile(b *testing.B) {
 		if err := h.k8s.Create(ctx, m); err != nil {
 			return err
 		}
-		if res := h.server.await(ctx, ep, client.ObjectKeyFromObject(m), "", 0); res.status != http.StatusCreated {
-			return fmt.Errorf("answer %d: %+v", res.status, res.body)
+		if res := h.server.await(ctx, ep, client.ObjectKeyFromObject(m), "", 0); res.Status != http.StatusCreated {
+			return fmt.Errorf("answer %d: %+v", res.Status, res.Body)
 		}
 		return nil
 	})

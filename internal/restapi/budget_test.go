@@ -32,21 +32,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
 // expectQuotaRefusal asserts a 403 QUOTA_EXCEEDED that no SDK retries.
 func expectQuotaRefusal(rep reply) {
 	GinkgoHelper()
 	Expect(rep.status).To(Equal(http.StatusForbidden), "body: %s", rep.body)
-	Expect(apiErrorOf(rep)["code"]).To(Equal(CodeQuotaExceeded))
-	Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
+	Expect(apiErrorOf(rep)["code"]).To(Equal(apierror.CodeQuotaExceeded))
+	Expect(rep.header.Get(apierror.ShouldRetryHeader)).To(Equal("false"))
 	Expect(rep.header.Get("Retry-After")).To(BeEmpty())
 }
 
 var _ = Describe("A tenant's budget", func() {
 	It("refuses a create past the namespace's budget of the kind before writing, and counts kinds apart", func() {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = Budget{Metrics: 2, Testsets: 1, TestsetDeletions: 1, TestcaseDeletions: 1}
+			o.Budget = tenancy.Budget{Metrics: 2, Testsets: 1, TestsetDeletions: 1, TestcaseDeletions: 1}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
@@ -75,7 +77,7 @@ var _ = Describe("A tenant's budget", func() {
 
 	It("counts the namespace's objects applied by kubectl or GitOps, not only its own creates", func(ctx SpecContext) {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = Budget{Metrics: 2}
+			o.Budget = tenancy.Budget{Metrics: 2}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
@@ -90,7 +92,7 @@ var _ = Describe("A tenant's budget", func() {
 
 	It("counts creates sent together, and those the cache does not show yet: never one past the budget", func() {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = Budget{Metrics: 3}
+			o.Budget = tenancy.Budget{Metrics: 3}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
@@ -169,9 +171,9 @@ var _ = Describe("A tenant's budget", func() {
 		Expect(h.k8s.Delete(ctx, ns)).To(Succeed())
 		Eventually(func() int { return postMetric(t, variantBody("human", "int")).status }).Should(Equal(http.StatusForbidden))
 		rep := postMetric(t, variantBody("human", "int"))
-		Expect(apiErrorOf(rep)["code"]).To(Equal(CodeForbidden))
+		Expect(apiErrorOf(rep)["code"]).To(Equal(apierror.CodeForbidden))
 		Expect(apiErrorOf(rep)["message"]).To(ContainSubstring("being terminated"))
-		Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
+		Expect(rep.header.Get(apierror.ShouldRetryHeader)).To(Equal("false"))
 	})
 })
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/quote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // decodeStrict decodes exactly one JSON value into v, refusing unknown and
@@ -35,50 +36,50 @@ import (
 // and values of the wrong JSON type. Deciding which values are valid is left
 // to the CRD; this only makes sure the body means one thing. The error lists
 // every problem found, each naming the field where possible.
-func decodeStrict(data []byte, v any) []fieldError {
+func decodeStrict(data []byte, v any) []apierror.Field {
 	if len(data) == 0 {
-		return []fieldError{{Field: bodyField, Message: "the request body is empty; it must be a JSON object"}}
+		return []apierror.Field{{Field: apierror.BodyField, Message: "the request body is empty; it must be a JSON object"}}
 	}
 	if !utf8.Valid(data) {
 		// The JSON decoder would store U+FFFD in place of the bad bytes: a changed value.
-		return []fieldError{{Field: bodyField, Message: "the request body is not valid UTF-8"}}
+		return []apierror.Field{{Field: apierror.BodyField, Message: "the request body is not valid UTF-8"}}
 	}
 	strictErrs, err := kjson.UnmarshalStrict(data, v)
 	if err != nil {
-		return []fieldError{decodeError(err)}
+		return []apierror.Field{decodeError(err)}
 	}
-	errs := make([]fieldError, 0, len(strictErrs))
+	errs := make([]apierror.Field, 0, len(strictErrs))
 	for _, e := range strictErrs {
 		errs = append(errs, strictError(e))
 	}
 	return errs
 }
 
-func decodeError(err error) fieldError {
+func decodeError(err error) apierror.Field {
 	if isSyntax, offset := kjson.SyntaxErrorOffset(err); isSyntax {
-		return fieldError{Field: bodyField, Message: fmt.Sprintf("the request body is not valid JSON (at byte %d)", offset)}
+		return apierror.Field{Field: apierror.BodyField, Message: fmt.Sprintf("the request body is not valid JSON (at byte %d)", offset)}
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
 		field := typeErr.Field
 		if field == "" {
-			field = bodyField
+			field = apierror.BodyField
 		}
 		want := jsonKind(typeErr.Type)
 		if want == "a number" && strings.HasPrefix(typeErr.Value, "number") {
-			return fieldError{Field: field, Message: "must be a number within range"}
+			return apierror.Field{Field: field, Message: "must be a number within range"}
 		}
-		return fieldError{Field: field, Message: fmt.Sprintf("must be %s, not %s", want, typeErr.Value)}
+		return apierror.Field{Field: field, Message: fmt.Sprintf("must be %s, not %s", want, typeErr.Value)}
 	}
-	return fieldError{Field: bodyField, Message: "the request body is not valid JSON"}
+	return apierror.Field{Field: apierror.BodyField, Message: "the request body is not valid JSON"}
 }
 
 // strictError names the field of an unknown- or duplicate-field error. The
 // error text is e.g. `unknown field "foo"`; its path is a member of its own.
-func strictError(err error) fieldError {
+func strictError(err error) apierror.Field {
 	var fe kjson.FieldError
 	if !errors.As(err, &fe) || fe.FieldPath() == "" {
-		return fieldError{Field: bodyField, Message: quote.Bounded(err.Error())}
+		return apierror.Field{Field: apierror.BodyField, Message: quote.Bounded(err.Error())}
 	}
 	msg := err.Error()
 	for _, kind := range []string{"unknown field", "duplicate field"} {
@@ -86,7 +87,7 @@ func strictError(err error) fieldError {
 			msg = kind
 		}
 	}
-	return fieldError{Field: quote.Bounded(fe.FieldPath()), Message: quote.Bounded(msg)}
+	return apierror.Field{Field: quote.Bounded(fe.FieldPath()), Message: quote.Bounded(msg)}
 }
 
 // jsonKind names the JSON type that decodes into t, for error messages.
@@ -112,7 +113,7 @@ func jsonKind(t reflect.Type) string {
 }
 
 // decodeMetricRequest decodes the body of POST /projects/{projectId}/metrics.
-func decodeMetricRequest(data []byte) (evalapi.MetricRequest, []fieldError) {
+func decodeMetricRequest(data []byte) (evalapi.MetricRequest, []apierror.Field) {
 	var req evalapi.MetricRequest
 	if errs := decodeStrict(data, &req); len(errs) > 0 {
 		return req, errs
@@ -121,7 +122,7 @@ func decodeMetricRequest(data []byte) (evalapi.MetricRequest, []fieldError) {
 }
 
 // decodeBulkDeleteRequest decodes the body of POST /testcases/bulk-delete.
-func decodeBulkDeleteRequest(data []byte) (evalapi.BulkDeleteRequest, []fieldError) {
+func decodeBulkDeleteRequest(data []byte) (evalapi.BulkDeleteRequest, []apierror.Field) {
 	var req evalapi.BulkDeleteRequest
 	return req, decodeStrict(data, &req)
 }

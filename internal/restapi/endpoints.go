@@ -27,6 +27,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // endpoint is one operation of the API (a route and a method), carried out
@@ -48,16 +49,16 @@ type endpoint struct {
 	// whose JSON encoding is the same for requests that mean the same, so an
 	// Idempotency-Key replay can be told from a different request. A nil
 	// obj without errs means there is nothing to do: noop answers.
-	build func(r *http.Request, body []byte, secret types.NamespacedName) (obj client.Object, hashInput any, errs []fieldError)
+	build func(r *http.Request, body []byte, secret types.NamespacedName) (obj client.Object, hashInput any, errs []apierror.Field)
 	// noop is the answer to a request with nothing to do.
-	noop response
+	noop apierror.Response
 	// updates says the resource exists already and the request changed it:
 	// a refusal leaves it in place rather than deleting it.
 	updates bool
 	// fields maps the resource's field paths to the API's names.
-	fields fieldMapper
+	fields apierror.FieldMapper
 	// succeed is the answer once the resource is Ready.
-	succeed func(client.Object) response
+	succeed func(client.Object) apierror.Response
 	// local, when set, lets the create alone carry out the request where
 	// the namespace's service is standalone (the cluster is the system of
 	// record). Nil: the request waits for the reconciler.
@@ -77,7 +78,7 @@ type localCreate struct {
 	// decide; nil when there is nothing to fill in.
 	complete func(client.Object)
 	// answer is the answer once the create is committed.
-	answer func(created client.Object) response
+	answer func(created client.Object) apierror.Response
 	// readable says a client reads the resource back (GET, list): the
 	// reads in its namespace that follow the answer wait until the cache
 	// shows it (see unseen), so they find it.
@@ -98,7 +99,7 @@ func createMetric() *endpoint {
 		namePrefix: "metric-",
 		hasBody:    true,
 		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.Metric{} },
-		build: func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+		build: func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []apierror.Field) {
 			req, errs := decodeMetricRequest(body)
 			if len(errs) > 0 {
 				return nil, nil, errs
@@ -111,15 +112,15 @@ func createMetric() *endpoint {
 				Request   evalapi.MetricRequest `json:"request"`
 			}{projectID, req}, nil
 		},
-		fields:  specFields(nil),
+		fields:  apierror.SpecFields(nil),
 		succeed: createdMetric,
 		local: &localCreate{complete: assignID(evaluationv1alpha1.MetricIDAnnotation, remote.NewMetricID),
 			answer: createdMetric, readable: true},
 	}
 }
 
-func createdMetric(obj client.Object) response {
-	return response{status: http.StatusCreated, body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
+func createdMetric(obj client.Object) apierror.Response {
+	return apierror.Response{Status: http.StatusCreated, Body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 }
 
 // assignID returns what records a new id (from newID) where the
@@ -144,10 +145,10 @@ func updatedMetric() *endpoint {
 	return &endpoint{
 		kind:      "Metric",
 		newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.Metric{} },
-		fields:    specFields(nil),
+		fields:    apierror.SpecFields(nil),
 		updates:   true,
-		succeed: func(obj client.Object) response {
-			return response{status: http.StatusOK, body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
+		succeed: func(obj client.Object) apierror.Response {
+			return apierror.Response{Status: http.StatusOK, Body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
 		},
 	}
 }
@@ -161,7 +162,7 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 		namePrefix: "testcases-",
 		hasBody:    true,
 		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.TestcaseDeletion{} },
-		build: func(_ *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+		build: func(_ *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []apierror.Field) {
 			req, errs := decodeBulkDeleteRequest(body)
 			if len(errs) > 0 || (req.IDs != nil && len(req.IDs) == 0) {
 				return nil, nil, errs // none, or no ids: deleting none succeeds, as the service does
@@ -174,8 +175,8 @@ func bulkDeleteTestcases(ttl *int32) *endpoint {
 			return d, req, nil
 		},
 		noop:   deleted(nil),
-		fields: specFields(map[string]string{"testcaseIds": "ids"}),
-		succeed: func(obj client.Object) response {
+		fields: apierror.SpecFields(map[string]string{"testcaseIds": "ids"}),
+		succeed: func(obj client.Object) apierror.Response {
 			return deletionSucceeded(obj.(*evaluationv1alpha1.TestcaseDeletion).Status.DeletionStatus)
 		},
 		local: deletedLocally,
@@ -202,7 +203,7 @@ func deleteTestset(ttl *int32) *endpoint {
 		kind:       "TestsetDeletion",
 		namePrefix: "testset-",
 		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.TestsetDeletion{} },
-		build: func(r *http.Request, _ []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+		build: func(r *http.Request, _ []byte, secret types.NamespacedName) (client.Object, any, []apierror.Field) {
 			testsetID := r.PathValue("testsetId")
 			d := &evaluationv1alpha1.TestsetDeletion{Spec: evaluationv1alpha1.TestsetDeletionSpec{
 				TestsetID:               evaluationv1alpha1.ResourceID(testsetID),
@@ -211,8 +212,8 @@ func deleteTestset(ttl *int32) *endpoint {
 			}}
 			return d, testsetID, nil
 		},
-		fields: specFields(nil),
-		succeed: func(obj client.Object) response {
+		fields: apierror.SpecFields(nil),
+		succeed: func(obj client.Object) apierror.Response {
 			return deletionSucceeded(obj.(*evaluationv1alpha1.TestsetDeletion).Status)
 		},
 		local: deletedLocally,
@@ -227,12 +228,12 @@ func deleteTestset(ttl *int32) *endpoint {
 var deletedLocally = &localCreate{answer: deleted}
 
 // deleted is a successful deletion's answer.
-func deleted(client.Object) response {
-	return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: true}}
+func deleted(client.Object) apierror.Response {
+	return apierror.Response{Status: http.StatusOK, Body: evalapi.SuccessResponse{Success: true}}
 }
 
-func deletionSucceeded(st evaluationv1alpha1.DeletionStatus) response {
-	return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: st.Success != nil && *st.Success}}
+func deletionSucceeded(st evaluationv1alpha1.DeletionStatus) apierror.Response {
+	return apierror.Response{Status: http.StatusOK, Body: evalapi.SuccessResponse{Success: st.Success != nil && *st.Success}}
 }
 
 // ttlSeconds converts a TTL to the resources' ttlSecondsAfterFinished.

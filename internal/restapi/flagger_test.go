@@ -33,6 +33,8 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -53,7 +55,7 @@ spec:
 // URL's user info, so as Basic authentication.
 func flagger(path, key, canaryNamespace, checksum string) reply {
 	GinkgoHelper()
-	body, err := json.Marshal(flaggerPayload{Name: "podinfo", Namespace: canaryNamespace, Phase: "Progressing",
+	body, err := json.Marshal(rollout.FlaggerPayload{Name: "podinfo", Namespace: canaryNamespace, Phase: "Progressing",
 		Checksum: checksum, Metadata: map[string]string{"template": "podinfo-gate"}})
 	Expect(err).NotTo(HaveOccurred())
 	rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: path, body: string(body),
@@ -99,7 +101,7 @@ var _ = Describe("The Flagger gate", func() {
 
 	It("makes one run per canary revision from the template and answers with its verdict", func(ctx SpecContext) {
 		By("without the template ConfigMap: a 409 naming it, and no run")
-		rep := flagger(routeFlagger, t.key, t.namespace, "a1b2c3")
+		rep := flagger(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3")
 		Expect(rep.status).To(Equal(http.StatusConflict), "body: %s", rep.body)
 		Expect(string(rep.body)).To(ContainSubstring("podinfo-gate does not exist"))
 		Expect(runsIn(t.namespace)).To(BeEmpty())
@@ -107,81 +109,81 @@ var _ = Describe("The Flagger gate", func() {
 		Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
 			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
 		By("the first call creates the revision's run; the answer is not yet")
-		rep = flagger(routeFlagger, t.key, t.namespace, "a1b2c3")
+		rep = flagger(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3")
 		Expect(rep.status).To(Equal(http.StatusConflict), "body: %s", rep.body)
-		Expect(codeOf(rep)).To(Equal(CodeEvaluationPending))
+		Expect(codeOf(rep)).To(Equal(rollout.CodeEvaluationPending))
 		runs := runsIn(t.namespace)
 		Expect(runs).To(HaveLen(1))
 		run := runs[0]
 		Expect(run.Name).To(HavePrefix("podinfo-"))
-		Expect(run.Annotations).To(HaveKeyWithValue(FlaggerChecksumAnnotation, "a1b2c3"))
+		Expect(run.Annotations).To(HaveKeyWithValue(rollout.FlaggerChecksumAnnotation, "a1b2c3"))
 		Expect(run.Spec.MetricIDs).To(Equal([]evaluationv1alpha1.ResourceID{"met_1"}))
 
 		By("the rollback hook on the same revision: no rollback yet, and still one run")
-		rep = flagger(routeFlaggerRollback, t.key, t.namespace, "a1b2c3")
+		rep = flagger(rollout.RouteFlaggerRollback, t.key, t.namespace, "a1b2c3")
 		Expect(rep.status).To(Equal(http.StatusConflict))
 		Expect(runsIn(t.namespace)).To(HaveLen(1))
 
 		By("Failed: the promotion gate refuses, the rollback hook answers 200")
 		judgeRun(t.namespace, run.Name, "Failed")
-		Eventually(func() int { return flagger(routeFlagger, t.key, t.namespace, "a1b2c3").status }).
+		Eventually(func() int { return flagger(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3").status }).
 			Should(Equal(http.StatusPreconditionFailed))
-		rep = flagger(routeFlagger, t.key, t.namespace, "a1b2c3")
-		Expect(codeOf(rep)).To(Equal(CodeEvaluationNotPassed))
+		rep = flagger(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3")
+		Expect(codeOf(rep)).To(Equal(rollout.CodeEvaluationNotPassed))
 		Expect(string(rep.body)).To(ContainSubstring("is Failed: Metric exact is below its minimum pass rate"))
-		Expect(flagger(routeFlaggerRollback, t.key, t.namespace, "a1b2c3").status).To(Equal(http.StatusOK))
+		Expect(flagger(rollout.RouteFlaggerRollback, t.key, t.namespace, "a1b2c3").status).To(Equal(http.StatusOK))
 
 		By("a new revision gets its own run; Passed opens the gate")
-		Expect(flagger(routeFlagger, t.key, t.namespace, "d4e5f6").status).To(Equal(http.StatusConflict))
+		Expect(flagger(rollout.RouteFlagger, t.key, t.namespace, "d4e5f6").status).To(Equal(http.StatusConflict))
 		Expect(runsIn(t.namespace)).To(HaveLen(2))
-		second := flaggerRunName(flaggerPayload{Name: "podinfo", Checksum: "d4e5f6"})
+		second := rollout.FlaggerRunName(rollout.FlaggerPayload{Name: "podinfo", Checksum: "d4e5f6"})
 		judgeRun(t.namespace, second, "Passed")
-		Eventually(func() int { return flagger(routeFlagger, t.key, t.namespace, "d4e5f6").status }).
+		Eventually(func() int { return flagger(rollout.RouteFlagger, t.key, t.namespace, "d4e5f6").status }).
 			Should(Equal(http.StatusOK))
-		Expect(flagger(routeFlaggerRollback, t.key, t.namespace, "d4e5f6").status).To(Equal(http.StatusConflict))
+		Expect(flagger(rollout.RouteFlaggerRollback, t.key, t.namespace, "d4e5f6").status).To(Equal(http.StatusConflict))
 	})
 
 	It("refuses a canary of another namespace, a payload without a template, and a missing key", func() {
 		other := newTenant()
-		rep := flagger(routeFlagger, other.key, t.namespace, "a1b2c3")
+		rep := flagger(rollout.RouteFlagger, other.key, t.namespace, "a1b2c3")
 		Expect(rep.status).To(Equal(http.StatusForbidden))
 		Expect(string(rep.body)).To(ContainSubstring(fmt.Sprintf("This key is namespace %s's; the canary is in %s",
 			other.namespace, t.namespace)))
 
-		rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: routeFlagger, key: t.key,
+		rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: rollout.RouteFlagger, key: t.key,
 			body: `{"name":"podinfo","namespace":"` + t.namespace + `","checksum":"x"}`})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.status).To(Equal(http.StatusBadRequest), "a bearer key works too; the template is missing")
 		Expect(string(rep.body)).To(ContainSubstring("metadata.template"))
 
-		Expect(flagger(routeFlagger, "ak_wrong_0000000000000000", t.namespace, "a1b2c3").status).To(Equal(http.StatusUnauthorized))
+		Expect(flagger(rollout.RouteFlagger, "ak_wrong_0000000000000000", t.namespace, "a1b2c3").status).To(Equal(http.StatusUnauthorized))
 		Expect(runsIn(t.namespace)).To(BeEmpty())
 	})
 
 	It("bounds every field it keeps or logs: a 400 naming the field, no run, and the checksum never logged whole", func(ctx SpecContext) {
 		Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
 			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
-		post := func(p flaggerPayload) reply {
+		post := func(p rollout.FlaggerPayload) reply {
 			GinkgoHelper()
 			body, err := json.Marshal(p)
 			Expect(err).NotTo(HaveOccurred())
-			rep, err := h.do(ctx, h.url, request{method: http.MethodPost, path: routeFlagger, key: t.key, body: string(body)})
+			rep, err := h.do(ctx, h.url, request{method: http.MethodPost, path: rollout.RouteFlagger, key: t.key, body: string(body)})
 			Expect(err).NotTo(HaveOccurred())
 			return rep
 		}
-		valid := func() flaggerPayload {
-			return flaggerPayload{Name: "podinfo", Namespace: t.namespace, Phase: "Progressing", Checksum: "a1b2c3",
+		valid := func() rollout.FlaggerPayload {
+			return rollout.FlaggerPayload{Name: "podinfo", Namespace: t.namespace, Phase: "Progressing", Checksum: "a1b2c3",
 				Metadata: map[string]string{"template": "podinfo-gate", "systemVersionId": "v1.4"}}
 		}
 		for _, c := range []struct {
 			field string
-			edit  func(*flaggerPayload)
+			edit  func(*rollout.FlaggerPayload)
 		}{
-			{"checksum", func(p *flaggerPayload) { p.Checksum = strings.Repeat("c", 129) }},
-			{"checksum", func(p *flaggerPayload) { p.Checksum = "a1b2\n" }},
-			{"phase", func(p *flaggerPayload) { p.Phase = strings.Repeat("P", 65) }},
-			{"phase", func(p *flaggerPayload) { p.Phase = "Progressing\x1b[2J" }},
-			{"metadata.systemVersionId", func(p *flaggerPayload) { p.Metadata["systemVersionId"] = strings.Repeat("v", 129) }},
+			{"checksum", func(p *rollout.FlaggerPayload) { p.Checksum = strings.Repeat("c", 129) }},
+			{"checksum", func(p *rollout.FlaggerPayload) { p.Checksum = "a1b2\n" }},
+			{"phase", func(p *rollout.FlaggerPayload) { p.Phase = strings.Repeat("P", 65) }},
+			{"phase", func(p *rollout.FlaggerPayload) { p.Phase = "Progressing\x1b[2J" }},
+			{"metadata.systemVersionId", func(p *rollout.FlaggerPayload) { p.Metadata["systemVersionId"] = strings.Repeat("v", 129) }},
 		} {
 			p := valid()
 			c.edit(&p)
@@ -197,7 +199,7 @@ var _ = Describe("The Flagger gate", func() {
 		longest.Checksum = strings.Repeat("9", 128)
 		Expect(post(longest).status).To(Equal(http.StatusConflict), "accepted: pending")
 		Expect(runsIn(t.namespace)).To(ConsistOf(HaveField("ObjectMeta.Annotations",
-			HaveKeyWithValue(FlaggerChecksumAnnotation, longest.Checksum))))
+			HaveKeyWithValue(rollout.FlaggerChecksumAnnotation, longest.Checksum))))
 		Eventually(logs.String).Should(ContainSubstring("Created the EvaluationRun of a Flagger canary"))
 		Expect(logs.String()).NotTo(ContainSubstring(longest.Checksum), "the log quotes a prefix")
 	})
@@ -205,10 +207,10 @@ var _ = Describe("The Flagger gate", func() {
 	It("accepts a gates-only key on the gates and nowhere else", func(ctx SpecContext) {
 		key := framework.NewKey("restapi")
 		secret := framework.KeySecret(t.namespace, "gate-key", key)
-		secret.Labels[KeyScopeLabel] = KeyScopeGates
+		secret.Labels[tenancy.KeyScopeLabel] = tenancy.KeyScopeGates
 		Expect(h.k8s.Create(ctx, secret)).To(Succeed())
 		Expect(h.waitKey(ctx, key, true)).To(Succeed())
-		Expect(flagger(routeFlagger, key, t.namespace, "a1b2c3").status).To(Equal(http.StatusConflict),
+		Expect(flagger(rollout.RouteFlagger, key, t.namespace, "a1b2c3").status).To(Equal(http.StatusConflict),
 			"accepted: the template is missing")
 		rep := send(request{method: http.MethodGet, path: routeProjects, key: key})
 		Expect(rep.status).To(Equal(http.StatusUnauthorized))

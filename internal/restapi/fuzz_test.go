@@ -22,6 +22,8 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // FuzzDecodeMetricRequest feeds arbitrary bodies to the decoder and to what
@@ -43,9 +45,9 @@ func FuzzDecodeMetricRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, errs := decodeMetricRequest(body)
 		if len(errs) > 0 {
-			res := validationError(errs...)
-			if res.status != http.StatusBadRequest {
-				t.Fatalf("decode errors answered %d", res.status)
+			res := apierror.Validation(errs...)
+			if res.Status != http.StatusBadRequest {
+				t.Fatalf("decode errors answered %d", res.Status)
 			}
 			for _, e := range errs {
 				if e.Field == "" || e.Message == "" {

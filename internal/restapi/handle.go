@@ -28,7 +28,6 @@ import (
 	"maps"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,8 +38,10 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // Metadata the server puts on the resources it creates.
@@ -52,16 +53,13 @@ const (
 	RequestHashAnnotation = evaluationv1alpha1.Prefix + "request-hash"
 )
 
-// IdempotencyKeyHeader is the request header that makes a POST safe to retry.
-const IdempotencyKeyHeader = "Idempotency-Key"
-
 // maxIdempotencyKeyLen bounds the key; it is stored in an annotation.
 const maxIdempotencyKeyLen = 255
 
 // serve answers a request for ep.
 func (s *Server) serve(ep *endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		write(w, r, s.handle(ep, w, r))
+		apierror.Write(w, r, s.handle(ep, w, r))
 	})
 }
 
@@ -72,7 +70,7 @@ func (s *Server) serve(ep *endpoint) http.Handler {
 // request the create alone carries out (ep.local) is answered from the
 // committed create; a replay still waits, so it answers as the first
 // request's resource ended.
-func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) response {
+func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) apierror.Response {
 	req, err := s.parse(ep, w, r)
 	if err != nil {
 		return s.failure(ep.kind, err)
@@ -87,13 +85,13 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 	if local != nil && local.complete != nil {
 		local.complete(req.obj)
 	}
-	settle, err := s.checkBudget(r.Context(), ep, req)
+	settle, err := s.quotas.Reserve(r.Context(), ep.kind, req.obj, req.idemKey != "")
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
 	// Admission took one write of the tenant's budget; a request that costs
 	// more pays the rest before it is created.
-	refund := s.admission.charge(req.obj.GetNamespace(), true, writeCost(req.obj, calls)-1)
+	refund := s.admission.Charge(req.obj.GetNamespace(), true, writeCost(req.obj, calls)-1)
 	replay, err := s.createOrReplay(r.Context(), ep, req)
 	settle(err == nil && !replay)
 	if err != nil || replay {
@@ -117,10 +115,10 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) re
 
 // writeCost is what creating obj, which sends the service calls, costs its
 // tenant's write budget: one write per call, or per started unit of a
-// Metric's texts where that is more (see textCost).
+// Metric's texts where that is more (see tenancy.TextCost).
 func writeCost(obj client.Object, calls int) int {
 	if m, ok := obj.(*evaluationv1alpha1.Metric); ok {
-		return max(calls, textCost(m))
+		return max(calls, tenancy.TextCost(m))
 	}
 	return calls
 }
@@ -136,7 +134,7 @@ func (s *Server) plan(ctx context.Context, ep *endpoint, obj client.Object) (loc
 	conn, err := s.opts.Connector.Connect(ctx, obj.(evaluationv1alpha1.Object))
 	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
 		// Nothing is written for a namespace whose service cannot be used.
-		return nil, 0, newAPIError(http.StatusServiceUnavailable, CodeUpstreamError,
+		return nil, 0, apierror.New(http.StatusServiceUnavailable, apierror.CodeUpstreamError,
 			"The namespace's Evaluation Service connection cannot be used: "+se.Message, nil)
 	}
 	if err != nil {
@@ -157,19 +155,19 @@ func (s *Server) plan(ctx context.Context, ep *endpoint, obj client.Object) (loc
 // noted at V(1), since a client can do that at will and nothing went wrong
 // here; any other error is the server's own fault, logged and answered 500
 // without its text.
-func (s *Server) failure(kind string, err error) response {
-	if e, ok := errors.AsType[*apiError](err); ok {
-		if e.note != nil {
-			s.log.V(1).Info("The API server refused a write", "kind", kind, "reason", e.note.Error())
+func (s *Server) failure(kind string, err error) apierror.Response {
+	if e, ok := errors.AsType[*apierror.Error](err); ok {
+		if e.Note != nil {
+			s.log.V(1).Info("The API server refused a write", "kind", kind, "reason", e.Note.Error())
 		}
-		return e.response()
+		return e.Response()
 	}
 	if errors.Is(err, context.Canceled) {
 		s.log.V(1).Info("The client hung up before its answer", "kind", kind, "step", err.Error())
-		return newAPIError(StatusClientClosedRequest, CodeClientClosedRequest, "The client closed the request", nil).response()
+		return apierror.New(apierror.StatusClientClosedRequest, apierror.CodeClientClosedRequest, "The client closed the request", nil).Response()
 	}
 	s.log.Error(err, "Serving a request failed", "kind", kind)
-	return internalError().response()
+	return apierror.Internal().Response()
 }
 
 // parsedRequest is a request ready to be carried out.
@@ -197,12 +195,12 @@ func (s *Server) parse(ep *endpoint, w http.ResponseWriter, r *http.Request) (pa
 	}
 	obj, hashInput, errs := ep.build(r, body, secret)
 	if len(errs) > 0 {
-		return parsedRequest{}, validationError(errs...)
+		return parsedRequest{}, apierror.Validation(errs...)
 	}
 	if obj == nil {
 		return parsedRequest{}, nil // nothing to do: ep.noop answers
 	}
-	req := parsedRequest{obj: obj, idemKey: r.Header.Get(IdempotencyKeyHeader)}
+	req := parsedRequest{obj: obj, idemKey: r.Header.Get(apierror.IdempotencyKeyHeader)}
 	if err := checkIdempotencyKey(req.idemKey); err != nil {
 		return parsedRequest{}, err
 	}
@@ -217,13 +215,13 @@ func (s *Server) parse(ep *endpoint, w http.ResponseWriter, r *http.Request) (pa
 
 // authenticate returns the Secret holding the request's bearer key.
 func (s *Server) authenticate(r *http.Request) (types.NamespacedName, error) {
-	secret, ok, err := s.keys.keyOf(r)
+	secret, ok, err := s.keys.KeyOf(r)
 	if err != nil {
 		// Never log the key; the Secrets' names are enough to fix it.
 		s.log.Info("Refusing an API key", "reason", err.Error())
 	}
 	if !ok {
-		return types.NamespacedName{}, unauthorized()
+		return types.NamespacedName{}, apierror.Unauthorized()
 	}
 	return secret, nil
 }
@@ -232,10 +230,10 @@ func (s *Server) authenticate(r *http.Request) (types.NamespacedName, error) {
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" || !isUTF8Charset(params) {
-		return nil, newAPIError(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia,
+		return nil, apierror.New(http.StatusUnsupportedMediaType, evalapi.CodeUnsupportedMedia,
 			"Content-Type must be application/json, in UTF-8", nil)
 	}
-	tooLarge := newAPIError(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge,
+	tooLarge := apierror.New(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge,
 		fmt.Sprintf("The request body must not exceed %d bytes", s.opts.MaxBodyBytes), nil)
 	if r.ContentLength > s.opts.MaxBodyBytes {
 		return nil, tooLarge
@@ -246,7 +244,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	case errors.As(err, &maxErr):
 		return nil, tooLarge
 	case err != nil:
-		return nil, validationError(fieldError{Field: bodyField, Message: "the request body could not be read"})
+		return nil, apierror.Validation(apierror.Field{Field: apierror.BodyField, Message: "the request body could not be read"})
 	}
 	return body, nil
 }
@@ -254,12 +252,12 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // checkIdempotencyKey refuses a key that cannot be stored in an annotation.
 func checkIdempotencyKey(key string) error {
 	if len(key) > maxIdempotencyKeyLen {
-		return validationError(fieldError{Field: IdempotencyKeyHeader,
+		return apierror.Validation(apierror.Field{Field: apierror.IdempotencyKeyHeader,
 			Message: fmt.Sprintf("must be at most %d characters", maxIdempotencyKeyLen)})
 	}
 	for _, c := range []byte(key) {
 		if c < 0x21 || c > 0x7e {
-			return validationError(fieldError{Field: IdempotencyKeyHeader,
+			return apierror.Validation(apierror.Field{Field: apierror.IdempotencyKeyHeader,
 				Message: "must be printable ASCII without spaces"})
 		}
 	}
@@ -282,7 +280,7 @@ func requestHash(r *http.Request, hashInput any) (string, error) {
 // nameResource places req's resource in namespace and names it: from the
 // Idempotency-Key when there is one, so every replica and every restart maps
 // a retry onto the same resource, and at random otherwise. Named before the
-// create, it is known to the budget's reservation (checkBudget), which
+// create, it is known to the budget's reservation (Quotas.Reserve), which
 // then never counts it twice when the cache shows it before the create
 // returns.
 func nameResource(ep *endpoint, req parsedRequest, namespace string) {
@@ -306,7 +304,7 @@ func nameResource(ep *endpoint, req parsedRequest, namespace string) {
 // answers this request too, provided it was the same request.
 func (s *Server) createOrReplay(ctx context.Context, ep *endpoint, req parsedRequest) (replay bool, err error) {
 	err = s.opts.Client.Create(ctx, req.obj)
-	noteWrite(ctx, err)
+	apierror.NoteWrite(ctx, err)
 	switch {
 	case err == nil:
 		return false, nil
@@ -319,50 +317,15 @@ func (s *Server) createOrReplay(ctx context.Context, ep *endpoint, req parsedReq
 
 // createError is the failure of a refused create.
 func createError(ep *endpoint, err error) error {
-	return writeError(ep.fields, err, "creating the resource")
+	return apierror.WriteFailed(ep.fields, err, "creating the resource")
 }
 
-// writeError is the failure of a refused write: a VALIDATION_ERROR for an
-// invalid resource, a 503 with Retry-After when the API server is busy, and
-// the server's own fault (doing what) otherwise.
-func writeError(fields fieldMapper, err error, doing string) error {
-	if e := invalidResource(err, fields); e != nil {
-		return e
-	}
-	if e := forbiddenWrite(err); e != nil {
-		return e
-	}
-	if apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
-		apierrors.IsTimeout(err) || apierrors.IsServiceUnavailable(err) {
-		e := newAPIError(http.StatusServiceUnavailable, CodeServiceUnavailable,
-			"The Kubernetes API server is busy; retry later", nil)
-		delay, ok := apierrors.SuggestsClientDelay(err)
-		if !ok || delay < 1 {
-			delay = 1
-		}
-		e.header = http.Header{"Retry-After": {strconv.Itoa(delay)}}
-		return e
-	}
-	return fmt.Errorf("%s: %w", doing, err)
-}
-
-// noteWrite records that the request of ctx may have written through the
-// API server: unless err is the API server's refusal, which writes nothing.
-// A timeout is no refusal; the write may have happened.
-func noteWrite(ctx context.Context, err error) {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
-		return
-	}
-	markWrite(ctx)
-}
-
-// verdict is what a resource's conditions say about its request.
-type verdict int
+// progress is what a resource's conditions say about its request.
+type progress int
 
 const (
 	// pending: the reconciler has not finished with the resource.
-	pending verdict = iota
+	pending progress = iota
 	// succeeded: the resource is Ready.
 	succeeded
 	// refused: the request certainly had no effect (rejected, or refused
@@ -376,29 +339,29 @@ const (
 // await waits, up to SyncTimeout, for the reconciler to finish with the
 // resource key at generation (or later) and answers from it. wantHash is set
 // only for a replay: the resource's request hash must match it.
-func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedName, wantHash string, generation int64) response {
+func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedName, wantHash string, generation int64) apierror.Response {
 	var seen types.UID // the resource's, once the cache has shown it
-	return s.waitFor(ctx, ep, key, func(obj evaluationv1alpha1.Object) (response, bool, string) {
+	return s.waitFor(ctx, ep, key, func(obj evaluationv1alpha1.Object) (apierror.Response, bool, string) {
 		switch {
 		case obj == nil && seen == "":
-			return response{}, false, "" // the cache has yet to see the write
+			return apierror.Response{}, false, "" // the cache has yet to see the write
 		case obj == nil || obj.GetUID() != seen && seen != "":
-			return deletedWhileWaiting(ep, key).response(), true, ""
+			return deletedWhileWaiting(ep, key).Response(), true, ""
 		}
 		seen = obj.GetUID()
 		switch {
 		case obj.GetGeneration() < generation:
-			return response{}, false, "" // the cache has yet to see the write
+			return apierror.Response{}, false, "" // the cache has yet to see the write
 		case wantHash != "" && obj.GetAnnotations()[RequestHashAnnotation] != wantHash:
-			return newAPIError(http.StatusUnprocessableEntity, CodeIdempotencyKeyReused,
-				"The Idempotency-Key was already used for a different request", nil).response(), true, ""
+			return apierror.New(http.StatusUnprocessableEntity, apierror.CodeIdempotencyKeyReused,
+				"The Idempotency-Key was already used for a different request", nil).Response(), true, ""
 		}
 		res, v, reason := judge(ep, obj)
 		if v == succeeded {
 			res = s.withTexts(ctx, ep, obj, res)
 		}
 		if v == pending && obj.GetDeletionTimestamp() != nil {
-			return deletedWhileWaiting(ep, key).response(), true, reason
+			return deletedWhileWaiting(ep, key).Response(), true, reason
 		}
 		if v == refused && !ep.updates {
 			s.discard(ctx, obj)
@@ -412,9 +375,9 @@ func (s *Server) await(ctx context.Context, ep *endpoint, key types.NamespacedNa
 // when the answer is due, and not at each change seen while waiting: a
 // large Metric is cached trimmed from the start, and each read costs the API
 // server and the tenant's read budget.
-func (s *Server) withTexts(ctx context.Context, ep *endpoint, obj evaluationv1alpha1.Object, res response) response {
+func (s *Server) withTexts(ctx context.Context, ep *endpoint, obj evaluationv1alpha1.Object, res apierror.Response) apierror.Response {
 	m, ok := obj.(*evaluationv1alpha1.Metric)
-	if !ok || !metriccache.Trimmed(m) {
+	if !ok || !trimcache.Trimmed(m) {
 		return res
 	}
 	if err := s.whole(ctx, m); err != nil {
@@ -425,11 +388,11 @@ func (s *Server) withTexts(ctx context.Context, ep *endpoint, obj evaluationv1al
 
 // decision says whether the resource (nil once it is gone) settles the
 // request, with which answer, and otherwise the reason it is waiting on.
-type decision func(obj evaluationv1alpha1.Object) (res response, done bool, reason string)
+type decision func(obj evaluationv1alpha1.Object) (res apierror.Response, done bool, reason string)
 
 // waitFor reads the resource key from the cache after each change until
 // decide settles the request, for up to SyncTimeout; then it answers 504.
-func (s *Server) waitFor(ctx context.Context, ep *endpoint, key types.NamespacedName, decide decision) response {
+func (s *Server) waitFor(ctx context.Context, ep *endpoint, key types.NamespacedName, decide decision) apierror.Response {
 	wk := waitKey{kind: ep.kind, NamespacedName: key}
 	wake := s.waiters.add(wk)
 	defer s.waiters.remove(wk, wake)
@@ -459,37 +422,37 @@ func (s *Server) waitFor(ctx context.Context, ep *endpoint, key types.Namespaced
 		case <-waitCtx.Done():
 		}
 	}
-	return newAPIError(http.StatusGatewayTimeout, CodeUpstreamTimeout,
+	return apierror.New(http.StatusGatewayTimeout, apierror.CodeUpstreamTimeout,
 		fmt.Sprintf("The request was accepted but not completed within %s; details name its resource. "+
 			"A request sent with an %s gets its result when retried with the same key",
-			s.opts.SyncTimeout, IdempotencyKeyHeader),
-		resourceDetails(ep.kind, key, lastReason)).response()
+			s.opts.SyncTimeout, apierror.IdempotencyKeyHeader),
+		resourceDetails(ep.kind, key, lastReason)).Response()
 }
 
 // deletedWhileWaiting answers a request whose resource was deleted (or is
 // being deleted) before the reconciler finished with it: an update finds its
 // Metric gone, 404; a create learns that its resource went away, 409.
-func deletedWhileWaiting(ep *endpoint, key types.NamespacedName) *apiError {
+func deletedWhileWaiting(ep *endpoint, key types.NamespacedName) *apierror.Error {
 	if ep.updates {
-		return newAPIError(http.StatusNotFound, evalapi.CodeNotFound,
+		return apierror.New(http.StatusNotFound, evalapi.CodeNotFound,
 			"The Metric was deleted before the update completed", nil)
 	}
-	return newAPIError(http.StatusConflict, CodeResourceDeleted,
+	return apierror.New(http.StatusConflict, apierror.CodeResourceDeleted,
 		"The request's resource was deleted before the request completed; details name it",
 		resourceDetails(ep.kind, key, ""))
 }
 
-// judge is conditionsVerdict, except that a refusal after the resource
+// judge is conditionsProgress, except that a refusal after the resource
 // changed something already (ep.partial) is no refusal: it is answered 502
 // with what was done, and the resource stays to show it.
-func judge(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
-	res, v, reason = conditionsVerdict(ep, obj)
-	if v != refused || ep.partial == nil {
-		return res, v, reason
+func judge(ep *endpoint, obj evaluationv1alpha1.Object) (res apierror.Response, p progress, reason string) {
+	res, p, reason = conditionsProgress(ep, obj)
+	if p != refused || ep.partial == nil {
+		return res, p, reason
 	}
 	done := ep.partial(obj)
 	if done == nil {
-		return res, v, reason
+		return res, p, reason
 	}
 	details := resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), reason)
 	maps.Copy(details, done)
@@ -497,39 +460,40 @@ func judge(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict
 	if ready := meta.FindStatusCondition(*obj.GetConditions(), evaluationv1alpha1.ConditionReady); ready != nil {
 		msg = ready.Message
 	}
-	return newAPIError(http.StatusBadGateway, CodeUpstreamError,
+	return apierror.New(http.StatusBadGateway, apierror.CodeUpstreamError,
 		"The service refused the request partway; details say what was done: "+messageOr(msg, "no reason given"),
-		details).response(), stuck, reason
+		details).Response(), stuck, reason
 }
 
-// conditionsVerdict reads the conditions the reconciler set for the resource's current
-// generation: Ready True answers the request; Stalled True (which the
-// reconciler sets only for outcomes it will not retry by itself) fails it.
+// conditionsProgress reads the conditions the reconciler set for the
+// resource's current generation: Ready True answers the request; Stalled
+// True (which the reconciler sets only for outcomes it will not retry by
+// itself) fails it.
 // Anything else is still in progress. reason is Ready's reason.
-func conditionsVerdict(ep *endpoint, obj evaluationv1alpha1.Object) (res response, v verdict, reason string) {
+func conditionsProgress(ep *endpoint, obj evaluationv1alpha1.Object) (res apierror.Response, p progress, reason string) {
 	conds := *obj.GetConditions()
 	ready := meta.FindStatusCondition(conds, evaluationv1alpha1.ConditionReady)
 	if ready == nil || ready.ObservedGeneration < obj.GetGeneration() {
-		return response{}, pending, ""
+		return apierror.Response{}, pending, ""
 	}
 	if ready.Status == metav1.ConditionTrue {
 		return ep.succeed(obj), succeeded, ready.Reason
 	}
 	stalled := meta.FindStatusCondition(conds, evaluationv1alpha1.ConditionStalled)
 	if stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.ObservedGeneration < obj.GetGeneration() {
-		return response{}, pending, ready.Reason
+		return apierror.Response{}, pending, ready.Reason
 	}
 	switch ready.Reason {
 	case evaluationv1alpha1.ReasonRejected:
-		return newAPIError(http.StatusBadRequest, CodeRejected,
-			messageOr(ready.Message, "The service rejected the request"), nil).response(), refused, ready.Reason
+		return apierror.New(http.StatusBadRequest, apierror.CodeRejected,
+			messageOr(ready.Message, "The service rejected the request"), nil).Response(), refused, ready.Reason
 	case evaluationv1alpha1.ReasonUnauthorized, evaluationv1alpha1.ReasonInvalidCredentials,
 		evaluationv1alpha1.ReasonSecretNotFound:
-		return unauthorized().response(), refused, ready.Reason
+		return apierror.Unauthorized().Response(), refused, ready.Reason
 	default:
-		return newAPIError(http.StatusBadGateway, CodeUpstreamError,
+		return apierror.New(http.StatusBadGateway, apierror.CodeUpstreamError,
 			messageOr(ready.Message, "The request needs the attention of the cluster's administrator"),
-			resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), ready.Reason)).response(), stuck, ready.Reason
+			resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), ready.Reason)).Response(), stuck, ready.Reason
 	}
 }
 
@@ -551,7 +515,7 @@ func resourceDetails(kind string, key types.NamespacedName, reason string) map[s
 func (s *Server) discard(ctx context.Context, obj client.Object) {
 	uid := obj.GetUID()
 	err := s.opts.Client.Delete(ctx, obj, client.Preconditions{UID: &uid})
-	noteWrite(ctx, err)
+	apierror.NoteWrite(ctx, err)
 	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 		s.log.Error(err, "Deleting a refused request's resource failed", "name", client.ObjectKeyFromObject(obj))
 	}

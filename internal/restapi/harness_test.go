@@ -201,7 +201,7 @@ func (h *harness) waitKey(ctx context.Context, key string, known bool) error {
 	return wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true,
 		func(context.Context) (bool, error) {
 			for _, s := range []*Server{h.server, h.impatient} {
-				if _, ok, _ := s.keys.lookup(key); ok != known {
+				if _, ok, _ := s.keys.Lookup(key); ok != known {
 					return false, nil
 				}
 			}

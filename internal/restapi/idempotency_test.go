@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 func idOf(rep reply) string {
@@ -43,7 +44,7 @@ var _ = Describe("Idempotency-Key", func() {
 	postWithKey := func(t tenant, idemKey, body string) reply {
 		GinkgoHelper()
 		return send(request{method: http.MethodPost, path: projectPath, key: t.key, body: body,
-			header: map[string]string{IdempotencyKeyHeader: idemKey}})
+			header: map[string]string{apierror.IdempotencyKeyHeader: idemKey}})
 	}
 
 	It("answers a retried create with the first answer and creates one Metric", func() {
@@ -84,10 +85,10 @@ var _ = Describe("Idempotency-Key", func() {
 			{method: http.MethodPost, path: projectPath, body: variantBody("human", "float")},
 			{method: http.MethodPost, path: BasePath + "/projects/proj-2/metrics", body: variantBody("human", "int")},
 		} {
-			rq.key, rq.header = t.key, map[string]string{IdempotencyKeyHeader: "key-3"}
+			rq.key, rq.header = t.key, map[string]string{apierror.IdempotencyKeyHeader: "key-3"}
 			rep := send(rq)
 			Expect(rep.status).To(Equal(http.StatusUnprocessableEntity))
-			Expect(apiErrorOf(rep)["code"]).To(Equal(CodeIdempotencyKeyReused))
+			Expect(apiErrorOf(rep)["code"]).To(Equal(apierror.CodeIdempotencyKeyReused))
 		}
 		Expect(metricsIn(t.namespace)).To(HaveLen(1))
 	})
@@ -112,7 +113,7 @@ var _ = Describe("Idempotency-Key", func() {
 			{method: http.MethodPost, path: bulkDeletePath, body: `{"ids":["a"]}`},
 			{method: http.MethodDelete, path: BasePath + "/testsets/ts-1"},
 		} {
-			rq.key, rq.header = t.key, map[string]string{IdempotencyKeyHeader: "del"}
+			rq.key, rq.header = t.key, map[string]string{apierror.IdempotencyKeyHeader: "del"}
 			Expect(send(rq).status).To(Equal(http.StatusOK))
 			Expect(send(rq).status).To(Equal(http.StatusOK))
 		}
@@ -121,7 +122,7 @@ var _ = Describe("Idempotency-Key", func() {
 
 	DescribeTable("answers 400 to a malformed key, and creates nothing",
 		func(idemKey string) {
-			expectValidationError(postWithKey(t, idemKey, variantBody("human", "int")), IdempotencyKeyHeader)
+			expectValidationError(postWithKey(t, idemKey, variantBody("human", "int")), apierror.IdempotencyKeyHeader)
 			Expect(metricsIn(t.namespace)).To(BeEmpty())
 		},
 		Entry("too long", strings.Repeat("k", 256)),
@@ -131,10 +132,10 @@ var _ = Describe("Idempotency-Key", func() {
 
 	It("lets a client recover a timed-out request by retrying with its key", func() {
 		rep := sendTo(h.impatientURL, request{method: http.MethodPost, path: projectPath, key: t.key,
-			body: variantBody("ai", "int"), header: map[string]string{IdempotencyKeyHeader: "slow"}})
+			body: variantBody("ai", "int"), header: map[string]string{apierror.IdempotencyKeyHeader: "slow"}})
 		Expect(rep.status).To(Equal(http.StatusGatewayTimeout))
 		e := apiErrorOf(rep)
-		Expect(e["code"]).To(Equal(CodeUpstreamTimeout))
+		Expect(e["code"]).To(Equal(apierror.CodeUpstreamTimeout))
 		Expect(e["details"]).To(And(
 			HaveKeyWithValue("kind", "Metric"),
 			HaveKeyWithValue("namespace", t.namespace),

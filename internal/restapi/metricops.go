@@ -39,7 +39,9 @@ import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // The operations on existing Metrics (and Testsets, testsets.go) read them
@@ -122,7 +124,7 @@ func inAPI(m *evaluationv1alpha1.Metric) bool {
 }
 
 // getMetric is GET /metrics/{metricId}.
-func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(metricKind, err)
@@ -134,12 +136,12 @@ func (s *Server) getMetric(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
-	return response{status: http.StatusOK, body: convert.ResponseOf(m)}
+	return apierror.Response{Status: http.StatusOK, Body: convert.ResponseOf(m)}
 }
 
 // updateMetric is PATCH /metrics/{metricId}: it updates the spec and answers
 // once the reconciler is Ready at the new generation.
-func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(metricKind, err)
@@ -150,20 +152,20 @@ func (s *Server) updateMetric(w http.ResponseWriter, r *http.Request) response {
 	}
 	u, errs := decodeMetricUpdate(body)
 	if len(errs) > 0 {
-		return validationError(errs...).response()
+		return apierror.Validation(errs...).Response()
 	}
 	m, err := s.findMetric(r.Context(), secret.Namespace, r.PathValue("metricId"))
 	if err != nil {
 		return s.failure(metricKind, err)
 	}
-	if e := refusedByPolicy(metricKind, &m.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
-		return e.response()
+	if e := tenancy.RefusedByPolicy(metricKind, &m.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
+		return e.Response()
 	}
 	if m, err = s.patchSpec(r.Context(), m, u); err != nil {
 		return s.failure(metricKind, err)
 	}
 	// Admission took one write; the whole Metric was written, long texts and all.
-	s.admission.charge(m.Namespace, true, textCost(m)-1)
+	s.admission.Charge(m.Namespace, true, tenancy.TextCost(m)-1)
 	return s.await(r.Context(), updatedMetric(), client.ObjectKeyFromObject(m), "", m.Generation)
 }
 
@@ -186,14 +188,14 @@ func (s *Server) patchSpec(ctx context.Context, m *evaluationv1alpha1.Metric, u 
 		}
 		m.Spec = patchedSpec(m.Spec, u)
 		err := s.opts.Client.Update(ctx, m)
-		noteWrite(ctx, err)
+		apierror.NoteWrite(ctx, err)
 		return err
 	})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, metricNotFound()
 	case err != nil:
-		return nil, writeError(specFields(nil), err, "updating the Metric")
+		return nil, apierror.WriteFailed(apierror.SpecFields(nil), err, "updating the Metric")
 	}
 	return m, nil
 }
@@ -220,7 +222,7 @@ func patchedSpec(spec evaluationv1alpha1.MetricSpec, u evalapi.MetricUpdate) eva
 
 // deleteMetric is DELETE /metrics/{metricId}: it deletes the resource and
 // answers once it is gone, that is once its deletion policy has run.
-func (s *Server) deleteMetric(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) deleteMetric(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(metricKind, err)
@@ -235,33 +237,33 @@ func (s *Server) deleteMetric(_ http.ResponseWriter, r *http.Request) response {
 // deleteObject deletes obj, of ep's kind and under the managementPolicies
 // of spec, and answers once it is gone, that is once its deletion policy
 // has run.
-func (s *Server) deleteObject(ctx context.Context, ep *endpoint, obj evaluationv1alpha1.Object, spec policed) response {
-	if e := refusedByPolicy(ep.kind, spec, evaluationv1alpha1.ManagementDelete); e != nil {
-		return e.response()
+func (s *Server) deleteObject(ctx context.Context, ep *endpoint, obj evaluationv1alpha1.Object, spec tenancy.Policed) apierror.Response {
+	if e := tenancy.RefusedByPolicy(ep.kind, spec, evaluationv1alpha1.ManagementDelete); e != nil {
+		return e.Response()
 	}
 	uid := obj.GetUID()
 	err := s.opts.Client.Delete(ctx, obj, client.Preconditions{UID: &uid})
-	noteWrite(ctx, err)
+	apierror.NoteWrite(ctx, err)
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) { // gone already, or replaced
-		return s.failure(ep.kind, writeError(ep.fields, err, "deleting the "+ep.kind))
+		return s.failure(ep.kind, apierror.WriteFailed(ep.fields, err, "deleting the "+ep.kind))
 	}
-	return s.waitFor(ctx, ep, client.ObjectKeyFromObject(obj), func(obj evaluationv1alpha1.Object) (response, bool, string) {
+	return s.waitFor(ctx, ep, client.ObjectKeyFromObject(obj), func(obj evaluationv1alpha1.Object) (apierror.Response, bool, string) {
 		if obj == nil || obj.GetUID() != uid {
-			return response{status: http.StatusOK, body: evalapi.SuccessResponse{Success: true}}, true, ""
+			return apierror.Response{Status: http.StatusOK, Body: evalapi.SuccessResponse{Success: true}}, true, ""
 		}
 		_, v, reason := judge(ep, obj)
 		if v == refused || v == stuck { // the finalizer stalled: the remote copy may still exist
-			return newAPIError(http.StatusBadGateway, CodeUpstreamError,
+			return apierror.New(http.StatusBadGateway, apierror.CodeUpstreamError,
 				"Deleting the "+ep.kind+" needs the attention of the cluster's administrator",
-				resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), reason)).response(), true, reason
+				resourceDetails(ep.kind, client.ObjectKeyFromObject(obj), reason)).Response(), true, reason
 		}
-		return response{}, false, reason
+		return apierror.Response{}, false, reason
 	})
 }
 
 // listMetrics is GET /projects/{projectId}/metrics: the project's Metrics
 // with a remote id, newest first, a page at a time.
-func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(metricKind, err)
@@ -283,7 +285,7 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	}
 	page := evalapi.MetricPage{Data: make([]evalapi.Metric, 0, len(items)), HasMore: more}
 	for _, m := range items {
-		if metriccache.Trimmed(m) {
+		if trimcache.Trimmed(m) {
 			m = m.DeepCopy() // whole reads the Metric into it: the cache's own stays as it is
 		}
 		if err := s.whole(r.Context(), m); err != nil {
@@ -297,23 +299,23 @@ func (s *Server) listMetrics(_ http.ResponseWriter, r *http.Request) response {
 	}
 	total := len(list.Items)
 	page.Total = &total
-	return response{status: http.StatusOK, body: page}
+	return apierror.Response{Status: http.StatusOK, Body: page}
 }
 
 // whole replaces a Metric the cache holds trimmed with the whole Metric,
 // read from the API server: answers and updates need its texts. A Metric
 // cached whole costs no read; one read whole is paid for by its namespace's
-// read budget, by the size of its texts (textCost).
+// read budget, by the size of its texts (tenancy.TextCost).
 func (s *Server) whole(ctx context.Context, m *evaluationv1alpha1.Metric) error {
-	if !metriccache.Trimmed(m) {
+	if !trimcache.Trimmed(m) {
 		return nil
 	}
-	err := metriccache.Whole(ctx, s.opts.Reader, m)
+	err := trimcache.Whole(ctx, s.opts.Reader, m)
 	if apierrors.IsNotFound(err) {
 		return metricNotFound()
 	}
 	if err == nil {
-		s.admission.charge(m.Namespace, false, textCost(m))
+		s.admission.Charge(m.Namespace, false, tenancy.TextCost(m))
 	}
 	return err
 }
@@ -385,8 +387,8 @@ func (s *Server) metricWithID(ctx context.Context, namespace, id string) (*evalu
 	return holder(list.Items), nil
 }
 
-func metricNotFound() *apiError {
-	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Metric has this id", nil)
+func metricNotFound() *apierror.Error {
+	return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Metric has this id", nil)
 }
 
 // position is an object's place in a list: newest first by creation time,
@@ -457,7 +459,7 @@ func parseListQuery(q url.Values) (limit int, after *position, err error) {
 		var p position
 		b, decErr := base64.RawURLEncoding.DecodeString(v)
 		if decErr != nil || json.Unmarshal(b, &p) != nil || p.UID == "" {
-			return 0, nil, validationError(fieldError{Field: "cursor",
+			return 0, nil, apierror.Validation(apierror.Field{Field: "cursor",
 				Message: "must be the nextCursor of an earlier page"})
 		}
 		after = &p
@@ -473,7 +475,7 @@ func parseLimit(q url.Values) (int, error) {
 	}
 	limit, err := strconv.Atoi(v)
 	if err != nil || limit < 1 || limit > maxPageSize {
-		return 0, validationError(fieldError{Field: "limit",
+		return 0, apierror.Validation(apierror.Field{Field: "limit",
 			Message: fmt.Sprintf("must be a whole number from 1 to %d", maxPageSize)})
 	}
 	return limit, nil
@@ -481,17 +483,17 @@ func parseLimit(q url.Values) (int, error) {
 
 // decodeMetricUpdate decodes the body of PATCH /metrics/{metricId}, which
 // must name the variant: evalType and outputType.
-func decodeMetricUpdate(data []byte) (evalapi.MetricUpdate, []fieldError) {
+func decodeMetricUpdate(data []byte) (evalapi.MetricUpdate, []apierror.Field) {
 	var u evalapi.MetricUpdate
 	if errs := decodeStrict(data, &u); len(errs) > 0 {
 		return u, errs
 	}
-	var errs []fieldError
+	var errs []apierror.Field
 	if u.EvalType == "" {
-		errs = append(errs, fieldError{Field: "evalType", Message: "Required value"})
+		errs = append(errs, apierror.Field{Field: "evalType", Message: "Required value"})
 	}
 	if u.OutputType == "" {
-		errs = append(errs, fieldError{Field: "outputType", Message: "Required value"})
+		errs = append(errs, apierror.Field{Field: "outputType", Message: "Required value"})
 	}
 	return u, append(errs, updateTextErrors(u)...)
 }

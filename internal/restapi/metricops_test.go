@@ -34,6 +34,8 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -406,7 +408,7 @@ var _ = Describe("The OpenAPI document", func() {
 		served := map[string]bool{}
 		for _, op := range h.server.operations(nil) {
 			// The gate webhooks are Flagger's contract, not the API's.
-			if !strings.HasPrefix(op.route, gatesPath) {
+			if !strings.HasPrefix(op.route, tenancy.GatesPath) {
 				served[op.method+" "+op.route] = true
 			}
 		}
@@ -435,7 +437,7 @@ var _ = Describe("Retries by the official SDKs", func() {
 			Expect(err).NotTo(HaveOccurred())
 			retry := last.status == http.StatusRequestTimeout || last.status == http.StatusConflict ||
 				last.status == http.StatusTooManyRequests || last.status >= http.StatusInternalServerError
-			if v := last.header.Get(ShouldRetryHeader); v != "" {
+			if v := last.header.Get(apierror.ShouldRetryHeader); v != "" {
 				retry = v == "true"
 			}
 			if !retry || attempts == 3 {
@@ -449,7 +451,7 @@ var _ = Describe("Retries by the official SDKs", func() {
 		for range n {
 			rep, attempts := sdkPost(nil)
 			Expect(rep.status).To(Equal(http.StatusGatewayTimeout))
-			Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
+			Expect(rep.header.Get(apierror.ShouldRetryHeader)).To(Equal("false"))
 			Expect(attempts).To(Equal(1))
 		}
 		Expect(metricsIn(t.namespace)).To(HaveLen(n))
@@ -458,11 +460,11 @@ var _ = Describe("Retries by the official SDKs", func() {
 	It("retries a request with an Idempotency-Key, which replays it", func() {
 		const n = 3
 		for i := range n {
-			rep, attempts := sdkPost(map[string]string{IdempotencyKeyHeader: "sdk-" + strconv.Itoa(i)})
+			rep, attempts := sdkPost(map[string]string{apierror.IdempotencyKeyHeader: "sdk-" + strconv.Itoa(i)})
 			// A replay may find the Metric reconciled by then and answer it.
 			Expect(rep.status).To(BeElementOf(http.StatusGatewayTimeout, http.StatusCreated), "body: %s", rep.body)
 			if rep.status == http.StatusGatewayTimeout {
-				Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("true"))
+				Expect(rep.header.Get(apierror.ShouldRetryHeader)).To(Equal("true"))
 				Expect(attempts).To(Equal(3))
 			}
 		}

@@ -36,15 +36,8 @@ var (
 		// Standalone answers in milliseconds; a real upstream can take up to the sync timeout.
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 	}, []string{"route"})
-
-	rejectionsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "evaloperator_rest_rejections_total",
-		Help: "Requests the built-in REST server refused with 429 before doing anything, by reason: " +
-			"inflight (the server is full), tenant_inflight (the key's namespace has its share in flight) " +
-			"tenant_rate (the namespace is over its write rate), tenant_read_rate (over its read rate) or unauthenticated_rate (requests without a valid key, together).",
-	}, []string{"reason"})
 )
 
 func init() {
-	metrics.Registry.MustRegister(requestsTotal, requestDuration, rejectionsTotal)
+	metrics.Registry.MustRegister(requestsTotal, requestDuration)
 }

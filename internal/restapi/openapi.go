@@ -22,6 +22,8 @@ import (
 	"net/http"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // openAPIYAML is the hand-written OpenAPI 3 document of the server. It is
@@ -41,7 +43,7 @@ func OpenAPIDocument() ([]byte, error) {
 
 func serveJSON(doc []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		setJSONHeaders(w.Header())
+		apierror.SetJSONHeaders(w.Header())
 		// Nothing to do about a client that went away.
 		_, _ = w.Write(doc)
 	})

@@ -32,6 +32,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // metricWith is a generation-2 ai/int Metric with the given conditions.
@@ -64,7 +65,7 @@ func TestJudge(t *testing.T) {
 	cases := []struct {
 		name   string
 		conds  []metav1.Condition
-		want   verdict
+		want   progress
 		status int    // checked unless pending
 		code   string // checked when set
 	}{
@@ -81,7 +82,7 @@ func TestJudge(t *testing.T) {
 		{"Adopted", []metav1.Condition{cond(condReady, tr, evaluationv1alpha1.ReasonAdopted, 2)},
 			succeeded, http.StatusCreated, ""},
 		{"Rejected", readyFalseAndStalled(evaluationv1alpha1.ReasonRejected),
-			refused, http.StatusBadRequest, CodeRejected},
+			refused, http.StatusBadRequest, apierror.CodeRejected},
 		{"Unauthorized", readyFalseAndStalled(evaluationv1alpha1.ReasonUnauthorized),
 			refused, http.StatusUnauthorized, evalapi.CodeUnauthorized},
 		{"InvalidCredentials", readyFalseAndStalled(evaluationv1alpha1.ReasonInvalidCredentials),
@@ -89,22 +90,22 @@ func TestJudge(t *testing.T) {
 		{"SecretNotFound, stalled", readyFalseAndStalled(evaluationv1alpha1.ReasonSecretNotFound),
 			refused, http.StatusUnauthorized, evalapi.CodeUnauthorized},
 		{"CreateOutcomeUnknown", readyFalseAndStalled(evaluationv1alpha1.ReasonCreateOutcomeUnknown),
-			stuck, http.StatusBadGateway, CodeUpstreamError},
+			stuck, http.StatusBadGateway, apierror.CodeUpstreamError},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res, v, _ := judge(createMetric(), metricWith(tc.conds...))
 			if v != tc.want {
-				t.Fatalf("verdict = %d, want %d", v, tc.want)
+				t.Fatalf("progress = %d, want %d", v, tc.want)
 			}
 			if v == pending {
 				return
 			}
-			if res.status != tc.status {
-				t.Errorf("status = %d, want %d", res.status, tc.status)
+			if res.Status != tc.status {
+				t.Errorf("status = %d, want %d", res.Status, tc.status)
 			}
-			if e, ok := res.body.(evalapi.APIError); tc.code != "" && (!ok || e.Code != tc.code) {
-				t.Errorf("body = %+v, want an ApiError with code %s", res.body, tc.code)
+			if e, ok := res.Body.(evalapi.APIError); tc.code != "" && (!ok || e.Code != tc.code) {
+				t.Errorf("body = %+v, want an ApiError with code %s", res.Body, tc.code)
 			}
 		})
 	}
@@ -112,8 +113,8 @@ func TestJudge(t *testing.T) {
 
 func TestJudgePassesRejectionMessageOn(t *testing.T) {
 	res, _, _ := judge(createMetric(), metricWith(readyFalseAndStalled(evaluationv1alpha1.ReasonRejected)...))
-	if e, ok := res.body.(evalapi.APIError); !ok || e.Message != "msg Rejected" {
-		t.Fatalf("body = %+v, want the upstream's message %q", res.body, "msg Rejected")
+	if e, ok := res.Body.(evalapi.APIError); !ok || e.Message != "msg Rejected" {
+		t.Fatalf("body = %+v, want the upstream's message %q", res.Body, "msg Rejected")
 	}
 }
 
@@ -128,10 +129,10 @@ func TestJudgeAnswersWithServedValues(t *testing.T) {
 		PromptTemplate: ptr.To("p"), EvalModelName: ptr.To("served-model"), Temperature: ptr.To(0.0),
 		PassingThreshold: ptr.To(5.0),
 	}
-	if !reflect.DeepEqual(res.body, want) {
-		got, _ := json.Marshal(res.body)
+	if !reflect.DeepEqual(res.Body, want) {
+		got, _ := json.Marshal(res.Body)
 		wantJSON, _ := json.Marshal(want)
-		t.Fatalf("body = %T %s, want %s", res.body, got, wantJSON)
+		t.Fatalf("body = %T %s, want %s", res.Body, got, wantJSON)
 	}
 }
 
@@ -152,7 +153,7 @@ var _ = Describe("Mapping the reconciler's outcome to an answer, with the real r
 		m.Spec.APIKeySecretRef = &evaluationv1alpha1.SecretKeySelector{Name: "missing", Key: "apiKey"}
 		key := create(m)
 		res := h.server.await(context.Background(), createMetric(), key, "", 0)
-		Expect(res.status).To(Equal(http.StatusUnauthorized))
+		Expect(res.Status).To(Equal(http.StatusUnauthorized))
 		Eventually(func() error {
 			return h.k8s.Get(context.Background(), key, &evaluationv1alpha1.Metric{})
 		}).Should(Satisfy(apierrors.IsNotFound))
@@ -163,8 +164,8 @@ var _ = Describe("Mapping the reconciler's outcome to an answer, with the real r
 		m.ObjectMeta = metav1.ObjectMeta{Annotations: map[string]string{evaluationv1alpha1.CreatePendingAnnotation: "true"}}
 		key := create(m)
 		res := h.server.await(context.Background(), createMetric(), key, "", 0)
-		Expect(res.status).To(Equal(http.StatusBadGateway))
-		Expect(res.body).To(HaveField("Details", HaveKeyWithValue("name", key.Name)))
+		Expect(res.Status).To(Equal(http.StatusBadGateway))
+		Expect(res.Body).To(HaveField("Details", HaveKeyWithValue("name", key.Name)))
 		Consistently(func() error {
 			return h.k8s.Get(context.Background(), key, &evaluationv1alpha1.Metric{})
 		}, "300ms").Should(Succeed())

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 var _ = Describe("writes a Metric's managementPolicies forbid", func() {
@@ -58,9 +59,9 @@ var _ = Describe("writes a Metric's managementPolicies forbid", func() {
 		GinkgoHelper()
 		rep := send()
 		Expect(rep.status).To(Equal(http.StatusForbidden), "body: %s", rep.body)
-		Expect(rep.header.Get(ShouldRetryHeader)).To(Equal("false"))
+		Expect(rep.header.Get(apierror.ShouldRetryHeader)).To(Equal("false"))
 		e := apiErrorOf(rep)
-		Expect(e["code"]).To(Equal(CodeForbidden))
+		Expect(e["code"]).To(Equal(apierror.CodeForbidden))
 		Expect(e["message"]).To(ContainSubstring("do not allow " + action))
 		Expect(e["details"]).To(HaveKeyWithValue("action", action))
 	}

@@ -27,6 +27,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // listProjects is GET /projects: the projects of the key's namespace. The
@@ -34,7 +35,7 @@ import (
 // has a null name and description, and they come in the order of their
 // ids. It is the API's cheap authenticated call, which another cluster's
 // operator uses to probe a service it points at this server.
-func (s *Server) listProjects(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) listProjects(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(metricKind, err)
@@ -71,7 +72,7 @@ func (s *Server) listProjects(_ http.ResponseWriter, r *http.Request) response {
 		cursor := base64.RawURLEncoding.EncodeToString([]byte(ids[end-1]))
 		page.NextCursor = &cursor
 	}
-	return response{status: http.StatusOK, body: page}
+	return apierror.Response{Status: http.StatusOK, Body: page}
 }
 
 // parseProjectQuery reads GET /projects' limit and cursor: the project id
@@ -83,7 +84,7 @@ func parseProjectQuery(q url.Values) (limit int, after string, err error) {
 	if v := q.Get("cursor"); v != "" {
 		b, decErr := base64.RawURLEncoding.DecodeString(v)
 		if decErr != nil || !evaluationv1alpha1.ValidResourceID(string(b)) {
-			return 0, "", validationError(fieldError{Field: "cursor", Message: "must be the nextCursor of an earlier page"})
+			return 0, "", apierror.Validation(apierror.Field{Field: "cursor", Message: "must be the nextCursor of an earlier page"})
 		}
 		after = string(b)
 	}

@@ -47,6 +47,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // maxHeaderBytes bounds a request's headers (http.Server.MaxHeaderBytes).
@@ -123,11 +125,11 @@ func netHTTPAnswer(p []byte) (status int, reason string, ok bool) {
 
 // protocolErrors are the ApiErrors that replace net/http's answers.
 var protocolErrors = map[int]struct{ code, message string }{
-	http.StatusBadRequest:                  {CodeBadRequest, "The request is not valid HTTP/1.1"},
-	http.StatusExpectationFailed:           {CodeExpectationFailed, "The server meets no expectation other than Expect: 100-continue"},
-	http.StatusRequestHeaderFieldsTooLarge: {CodeHeadersTooLarge, fmt.Sprintf("The request's headers are over the server's limit of %d KiB", maxHeaderBytes>>10)},
-	http.StatusNotImplemented:              {CodeNotImplemented, "The server supports no Transfer-Encoding other than chunked"},
-	http.StatusHTTPVersionNotSupported:     {CodeHTTPVersionNotSupported, "The server speaks HTTP/1.0 and HTTP/1.1 only"},
+	http.StatusBadRequest:                  {apierror.CodeBadRequest, "The request is not valid HTTP/1.1"},
+	http.StatusExpectationFailed:           {apierror.CodeExpectationFailed, "The server meets no expectation other than Expect: 100-continue"},
+	http.StatusRequestHeaderFieldsTooLarge: {apierror.CodeHeadersTooLarge, fmt.Sprintf("The request's headers are over the server's limit of %d KiB", maxHeaderBytes>>10)},
+	http.StatusNotImplemented:              {apierror.CodeNotImplemented, "The server supports no Transfer-Encoding other than chunked"},
+	http.StatusHTTPVersionNotSupported:     {apierror.CodeHTTPVersionNotSupported, "The server speaks HTTP/1.0 and HTTP/1.1 only"},
 }
 
 // protocolAnswer is the whole HTTP answer, an ApiError, that replaces
@@ -136,15 +138,15 @@ var protocolErrors = map[int]struct{ code, message string }{
 func protocolAnswer(status int, reason string) []byte {
 	e, ok := protocolErrors[status]
 	if !ok { // a refusal a later net/http adds
-		e.code, e.message = CodeBadRequest, http.StatusText(status)
+		e.code, e.message = apierror.CodeBadRequest, http.StatusText(status)
 	}
 	var details map[string]any
 	if reason != "" {
 		details = map[string]any{"reason": reason}
 	}
-	body, _ := json.Marshal(newAPIError(status, e.code, e.message, details).response().body) // maps of strings encode
-	header := http.Header{ShouldRetryHeader: {"false"}}
-	setAnswerHeaders(header)
+	body, _ := json.Marshal(apierror.New(status, e.code, e.message, details).Response().Body) // maps of strings encode
+	header := http.Header{apierror.ShouldRetryHeader: {"false"}}
+	apierror.SetAnswerHeaders(header)
 	res := &http.Response{
 		StatusCode: status, ProtoMajor: 1, ProtoMinor: 1, Header: header, Close: true,
 		ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body)),

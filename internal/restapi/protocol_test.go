@@ -30,28 +30,29 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // Requests net/http refuses before any handler runs, as raw bytes.
 var malformed = []TableEntry{
-	Entry("a malformed request line", "GARBAGE\r\n\r\n", http.StatusBadRequest, CodeBadRequest),
+	Entry("a malformed request line", "GARBAGE\r\n\r\n", http.StatusBadRequest, apierror.CodeBadRequest),
 	Entry("a header line without a colon", "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n",
-		http.StatusBadRequest, CodeBadRequest),
-	Entry("no Host header", "GET "+routeOpenAPI+" HTTP/1.1\r\n\r\n", http.StatusBadRequest, CodeBadRequest),
+		http.StatusBadRequest, apierror.CodeBadRequest),
+	Entry("no Host header", "GET "+routeOpenAPI+" HTTP/1.1\r\n\r\n", http.StatusBadRequest, apierror.CodeBadRequest),
 	Entry("a malformed Host header", "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: a b\r\n\r\n",
-		http.StatusBadRequest, CodeBadRequest),
+		http.StatusBadRequest, apierror.CodeBadRequest),
 	Entry("a header value with a control character", "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n",
-		http.StatusBadRequest, CodeBadRequest),
+		http.StatusBadRequest, apierror.CodeBadRequest),
 	Entry("two Content-Lengths that differ", "POST "+projectPath+" HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
-		http.StatusBadRequest, CodeBadRequest),
+		http.StatusBadRequest, apierror.CodeBadRequest),
 	Entry("headers over the limit", "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: x\r\nX-A: "+strings.Repeat("a", 80<<10)+"\r\n\r\n",
-		http.StatusRequestHeaderFieldsTooLarge, CodeHeadersTooLarge),
+		http.StatusRequestHeaderFieldsTooLarge, apierror.CodeHeadersTooLarge),
 	Entry("an HTTP version other than 1.x", "GET "+routeOpenAPI+" HTTP/3.0\r\nHost: x\r\n\r\n",
-		http.StatusHTTPVersionNotSupported, CodeHTTPVersionNotSupported),
+		http.StatusHTTPVersionNotSupported, apierror.CodeHTTPVersionNotSupported),
 	Entry("a transfer coding other than chunked", "POST "+projectPath+" HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
-		http.StatusNotImplemented, CodeNotImplemented),
+		http.StatusNotImplemented, apierror.CodeNotImplemented),
 	Entry("an expectation other than 100-continue", "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n",
-		http.StatusExpectationFailed, CodeExpectationFailed),
+		http.StatusExpectationFailed, apierror.CodeExpectationFailed),
 	Entry("OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", http.StatusNotFound, evalapi.CodeNotFound),
 	Entry("GET *", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", http.StatusNotFound, evalapi.CodeNotFound),
 	Entry("an unclean path outside the base path", "GET //projects/p/metrics HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -75,13 +76,13 @@ var _ = Describe("Answers net/http gives itself", func() {
 		for _, raw := range []string{"GARBAGE\r\n\r\n", "GET " + routeOpenAPI + " HTTP/1.1\r\n\r\n"} {
 			conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool})
 			Expect(err).NotTo(HaveOccurred())
-			expectRawAPIError(conn, raw, http.StatusBadRequest, CodeBadRequest)
+			expectRawAPIError(conn, raw, http.StatusBadRequest, apierror.CodeBadRequest)
 			_ = conn.Close()
 		}
 		conn, err := net.Dial("tcp", addr)
 		Expect(err).NotTo(HaveOccurred())
 		defer func() { _ = conn.Close() }()
-		expectRawAPIError(conn, "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: x\r\n\r\n", http.StatusBadRequest, CodeBadRequest)
+		expectRawAPIError(conn, "GET "+routeOpenAPI+" HTTP/1.1\r\nHost: x\r\n\r\n", http.StatusBadRequest, apierror.CodeBadRequest)
 	})
 })
 

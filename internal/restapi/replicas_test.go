@@ -73,7 +73,7 @@ var _ = Describe("Several replicas behind one Service", func() {
 			func(o *Options) { o.Cache = lag })
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
-		Eventually(func() bool { _, ok, _ := trailing.keys.lookup(t.key); return ok }).Should(BeTrue())
+		Eventually(func() bool { _, ok, _ := trailing.keys.Lookup(t.key); return ok }).Should(BeTrue())
 
 		name := "from-kubectl"
 		lag.hidden.Store(&name)

@@ -26,6 +26,8 @@ import (
 	"strings"
 
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
 )
 
 // BasePath is where the API is served, as the service's SDKs expect it.
@@ -67,8 +69,8 @@ func (s *Server) operations(openAPI []byte) []operation {
 		}
 		ops = append(ops, operation{ep.route, ep.method, h})
 	}
-	answer := func(h func(w http.ResponseWriter, r *http.Request) response) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w, r, h(w, r)) })
+	answer := func(h func(w http.ResponseWriter, r *http.Request) apierror.Response) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { apierror.Write(w, r, h(w, r)) })
 	}
 	return append(ops,
 		operation{routeProjects, http.MethodGet, answer(s.listProjects)},
@@ -87,11 +89,31 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeRun, http.MethodGet, answer(s.getRun)},
 		operation{routeRecords, http.MethodPost, answer(s.createRecord)},
 		operation{routeScore, http.MethodPut, answer(s.upsertScore)},
-		operation{routeFlagger, http.MethodPost, answer(s.flaggerGate(false))},
-		operation{routeFlaggerRollback, http.MethodPost, answer(s.flaggerGate(true))},
+		operation{rollout.RouteFlagger, http.MethodPost, answer(s.flaggerGate(false))},
+		operation{rollout.RouteFlaggerRollback, http.MethodPost, answer(s.flaggerGate(true))},
 		operation{routeOpenAPI, http.MethodGet, serveJSON(openAPI)},
 		operation{routeOpenAPI, http.MethodHead, serveJSON(openAPI)},
 	)
+}
+
+// flaggerGate serves Flagger's webhooks (see rollout.Flagger) to a
+// request authenticated like any other.
+func (s *Server) flaggerGate(rollback bool) func(http.ResponseWriter, *http.Request) apierror.Response {
+	return func(w http.ResponseWriter, r *http.Request) apierror.Response {
+		secret, err := s.authenticate(r)
+		if err != nil {
+			return s.failure(runKind, err)
+		}
+		body, err := s.readBody(w, r)
+		if err != nil {
+			return s.failure(runKind, err)
+		}
+		res, err := s.flagger.Gate(r.Context(), secret, body, rollback)
+		if err != nil {
+			return s.failure(runKind, err)
+		}
+		return res
+	}
 }
 
 // routes builds the server's handler: its operations, and ApiError answers
@@ -109,7 +131,7 @@ func (s *Server) routes(openAPI []byte) http.Handler {
 		s.route(mux, route, byMethod)
 	}
 	unmatched := s.instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		write(w, r, notFound().response())
+		apierror.Write(w, r, apierror.NotFound().Response())
 	}))
 	mux.Handle("/", unmatched)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -132,13 +154,13 @@ func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]h
 	}
 	slices.Sort(allowed)
 	allow := strings.Join(allowed, ", ")
-	mux.Handle(pattern, s.instrument(pattern, s.admit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(pattern, s.instrument(pattern, s.admission.Admit(s.keys, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, ok := byMethod[r.Method]
 		if !ok {
-			e := newAPIError(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,
+			e := apierror.New(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,
 				fmt.Sprintf("Method %s is not allowed here; allowed: %s", r.Method, allow), nil)
-			e.header = http.Header{"Allow": {allow}}
-			write(w, r, e.response())
+			e.Header = http.Header{"Allow": {allow}}
+			apierror.Write(w, r, e.Response())
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -173,7 +195,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.opts.Now()
 		rec := &statusRecorder{ResponseWriter: w}
-		r = withAttempt(r)
+		r = apierror.WithAttempt(r)
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler { //nolint:errorlint // net/http re-panics with this exact value
@@ -181,7 +203,7 @@ func (s *Server) instrument(route string, next http.Handler) http.Handler {
 				}
 				s.log.Error(fmt.Errorf("panic: %v", p), "Request handler panicked", "route", route, "stack", string(debug.Stack()))
 				if rec.status == 0 {
-					write(rec, r, internalError().response())
+					apierror.Write(rec, r, apierror.Internal().Response())
 				}
 			}
 			code := strconv.Itoa(rec.status)

@@ -41,6 +41,7 @@ import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 	judgement "github.com/eval-operator/eval-operator/internal/verdict"
 )
 
@@ -56,6 +57,11 @@ const (
 )
 
 const runKind = "EvaluationRun"
+
+// runEndpoint is the budget's and the watches' view of the runs this server
+// creates (through the runs API and the Flagger gate), which are read back.
+var runEndpoint = &endpoint{kind: runKind, local: &localCreate{readable: true},
+	newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.EvaluationRun{} }}
 
 // maxRunRecords bounds the records of a run kept in the cluster: the
 // scored-records bitmap of each Metric is at most 1,250 bytes.
@@ -86,14 +92,14 @@ type runRefs struct {
 // createRun is POST /projects/{projectId}/runs: an EvaluationRun of the
 // namespace's Testset and Metrics named by their ids, answered at once with
 // the id this server gives it.
-func (s *Server) createRun(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) createRun(w http.ResponseWriter, r *http.Request) apierror.Response {
 	var req evalapi.RunRequest
 	secret, failed := s.decodeRequest(w, r, runKind, &req)
 	if failed != nil {
 		return *failed
 	}
 	if n := len(req.MetricIDs); n == 0 || n > 50 {
-		return validationError(fieldError{Field: "metricIds", Message: "must name 1 to 50 Metrics"}).response()
+		return apierror.Validation(apierror.Field{Field: "metricIds", Message: "must name 1 to 50 Metrics"}).Response()
 	}
 	refs, err := s.runRefs(r.Context(), secret.Namespace, req)
 	if err != nil {
@@ -103,18 +109,18 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) response {
 	if err := s.standaloneOnly(r.Context(), run); err != nil {
 		return s.failure(runKind, err)
 	}
-	settle, err := s.checkBudget(r.Context(), runEndpoint, parsedRequest{obj: run})
+	settle, err := s.quotas.Reserve(r.Context(), runKind, run, false)
 	if err != nil {
 		return s.failure(runKind, err)
 	}
 	err = s.opts.Client.Create(r.Context(), run)
-	noteWrite(r.Context(), err)
+	apierror.NoteWrite(r.Context(), err)
 	settle(err == nil)
 	if err != nil {
-		return s.failure(runKind, writeError(nil, err, "creating the EvaluationRun"))
+		return s.failure(runKind, apierror.WriteFailed(nil, err, "creating the EvaluationRun"))
 	}
 	s.unseen.add(r.Context(), s.opts.Cache, run)
-	return response{status: http.StatusCreated, body: runAnswer(run, refs.testsetID, refs.metricIDs(), expectedOf(refs.testset))}
+	return apierror.Response{Status: http.StatusCreated, Body: runAnswer(run, refs.testsetID, refs.metricIDs(), expectedOf(refs.testset))}
 }
 
 // runRefs finds the Metrics and Testset req names in namespace.
@@ -122,8 +128,8 @@ func (s *Server) runRefs(ctx context.Context, namespace string, req evalapi.RunR
 	var refs runRefs
 	for i, id := range req.MetricIDs {
 		m, err := s.findMetric(ctx, namespace, id)
-		if e, ok := errors.AsType[*apiError](err); ok && e.status == http.StatusNotFound {
-			return refs, validationError(fieldError{Field: fmt.Sprintf("metricIds[%d]", i),
+		if e, ok := errors.AsType[*apierror.Error](err); ok && e.Status == http.StatusNotFound {
+			return refs, apierror.Validation(apierror.Field{Field: fmt.Sprintf("metricIds[%d]", i),
 				Message: "no Metric of this namespace has this id"})
 		}
 		if err != nil {
@@ -133,8 +139,8 @@ func (s *Server) runRefs(ctx context.Context, namespace string, req evalapi.RunR
 	}
 	if req.TestsetID != nil {
 		t, err := s.findTestset(ctx, namespace, *req.TestsetID)
-		if e, ok := errors.AsType[*apiError](err); ok && e.status == http.StatusNotFound {
-			return refs, validationError(fieldError{Field: "testsetId", Message: "no Testset of this namespace has this id"})
+		if e, ok := errors.AsType[*apierror.Error](err); ok && e.Status == http.StatusNotFound {
+			return refs, apierror.Validation(apierror.Field{Field: "testsetId", Message: "no Testset of this namespace has this id"})
 		}
 		if err != nil {
 			return refs, err
@@ -183,14 +189,14 @@ func (s *Server) standaloneOnly(ctx context.Context, run *evaluationv1alpha1.Eva
 	}
 	conn, err := s.opts.Connector.Connect(ctx, run)
 	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
-		return newAPIError(http.StatusServiceUnavailable, CodeUpstreamError,
+		return apierror.New(http.StatusServiceUnavailable, apierror.CodeUpstreamError,
 			"The namespace's Evaluation Service connection cannot be used: "+se.Message, nil)
 	}
 	if err != nil {
 		return err
 	}
 	if conn.HoldsCopies() {
-		return conflict("This namespace's runs are kept by its Evaluation Service (%s): send runs, records and scores "+
+		return apierror.Conflict("This namespace's runs are kept by its Evaluation Service (%s): send runs, records and scores "+
 			"there, or create an EvaluationRun", conn.Service)
 	}
 	return nil
@@ -224,7 +230,7 @@ func expectedOf(t *evaluationv1alpha1.Testset) *int {
 }
 
 // getRun is GET /runs/{runId}.
-func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(runKind, err)
@@ -255,7 +261,7 @@ func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) response {
 		}
 		answer.Status = remote.LocalRun(run, metrics).Status
 	}
-	return response{status: http.StatusOK, body: answer}
+	return apierror.Response{Status: http.StatusOK, Body: answer}
 }
 
 // findRun is the run of namespace with id, as findMetric finds a Metric.
@@ -271,7 +277,7 @@ func (s *Server) findRun(ctx context.Context, namespace, id string) (*evaluation
 		return true, nil
 	})
 	if err == nil && run == nil {
-		err = newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Run has this id", nil)
+		err = apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Run has this id", nil)
 	}
 	return run, err
 }
@@ -283,7 +289,7 @@ func (s *Server) refsOf(ctx context.Context, run *evaluationv1alpha1.EvaluationR
 		m := &evaluationv1alpha1.Metric{}
 		if err := s.opts.Cache.Get(ctx, types.NamespacedName{Namespace: run.Namespace, Name: ref.Name}, m); err != nil {
 			if apierrors.IsNotFound(err) {
-				return refs, conflict("The run's Metric %s no longer exists", ref.Name)
+				return refs, apierror.Conflict("The run's Metric %s no longer exists", ref.Name)
 			}
 			return refs, err
 		}
@@ -304,27 +310,27 @@ func (s *Server) refsOf(ctx context.Context, run *evaluationv1alpha1.EvaluationR
 
 // createRecord is POST /runs/{runId}/records: the record is counted in the
 // run's status and answered with its id, "<runId>.<n>"; its data is not kept.
-func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) apierror.Response {
 	var req recordRequest
 	secret, failed := s.decodeRequest(w, r, runKind, &req)
 	if failed != nil {
 		return *failed
 	}
-	var errs []fieldError
+	var errs []apierror.Field
 	for _, f := range []struct {
 		name  string
 		value json.RawMessage
 	}{{"inputs", req.Inputs}, {"expected", req.Expected}, {"outputs", req.Outputs}} {
 		if !isJSONObject(f.value) {
-			errs = append(errs, fieldError{Field: f.name, Message: "must be a JSON object"})
+			errs = append(errs, apierror.Field{Field: f.name, Message: "must be a JSON object"})
 		}
 	}
 	if utf8.RuneCountInString(req.SessionID) > maxSessionIDLen || !evaluationv1alpha1.ValidLineText(req.SessionID) {
-		errs = append(errs, fieldError{Field: "sessionId", Message: fmt.Sprintf(
+		errs = append(errs, apierror.Field{Field: "sessionId", Message: fmt.Sprintf(
 			"must be at most %d characters; it %s", maxSessionIDLen, evaluationv1alpha1.LineTextRule)})
 	}
 	if len(errs) > 0 {
-		return validationError(errs...).response()
+		return apierror.Validation(errs...).Response()
 	}
 	run, err := s.writableRun(r.Context(), secret.Namespace, r.PathValue("runId"))
 	if err != nil {
@@ -333,7 +339,7 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) response {
 	var n int32
 	err = s.updateRunStatus(r.Context(), run, func(run *evaluationv1alpha1.EvaluationRun) error {
 		if run.Status.Records >= maxRunRecords {
-			return conflict("The run has %d records, the most a run kept in the cluster counts", maxRunRecords)
+			return apierror.Conflict("The run has %d records, the most a run kept in the cluster counts", maxRunRecords)
 		}
 		run.Status.Records++
 		n = run.Status.Records
@@ -343,7 +349,7 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) response {
 		return s.failure(runKind, err)
 	}
 	id := run.RecordedID()
-	return response{status: http.StatusCreated, body: evalapi.Record{ID: id + "." + strconv.Itoa(int(n)), RunID: id,
+	return apierror.Response{Status: http.StatusCreated, Body: evalapi.Record{ID: id + "." + strconv.Itoa(int(n)), RunID: id,
 		TestcaseID: req.TestcaseID, Inputs: req.Inputs, Expected: req.Expected, Outputs: req.Outputs, SessionID: req.SessionID}}
 }
 
@@ -352,19 +358,19 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) response {
 // record and Metric; a score that cannot be read (no binaryScore, intScore,
 // floatScore, score or value of the Metric's type) is answered with a
 // validation error and not counted, as the verdict counts it as none.
-func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) apierror.Response {
 	var req evalapi.ScoreRequest
 	secret, failed := s.decodeRequest(w, r, runKind, &req)
 	if failed != nil {
 		return *failed
 	}
 	if !isJSONObject(req.Score) {
-		return validationError(fieldError{Field: "score", Message: "must be a JSON object"}).response()
+		return apierror.Validation(apierror.Field{Field: "score", Message: "must be a JSON object"}).Response()
 	}
 	recordID, metricID := r.PathValue("recordId"), r.PathValue("metricConfigId")
 	runID, index, ok := parseRecordID(recordID)
 	if !ok {
-		return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).response()
+		return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).Response()
 	}
 	run, err := s.writableRun(r.Context(), secret.Namespace, runID)
 	if err != nil {
@@ -378,7 +384,7 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 			return s.failure(runKind, err)
 		}
 		if err != nil || index > int(run.Status.Records) {
-			return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).response()
+			return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).Response()
 		}
 	}
 	m, err := s.runMetric(r.Context(), run, metricID)
@@ -392,7 +398,7 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 		answer.ValidationErrors = append(answer.ValidationErrors, evalapi.ValidationError{Path: "/score",
 			Message: fmt.Sprintf("no binaryScore, intScore, floatScore, score or value of the Metric's type (%s): "+
 				"not counted", m.Spec.OutputType)})
-		return response{status: http.StatusOK, body: answer}
+		return apierror.Response{Status: http.StatusOK, Body: answer}
 	}
 	err = s.updateRunStatus(r.Context(), run, func(run *evaluationv1alpha1.EvaluationRun) error {
 		return countScore(run, m, index, pass)
@@ -400,7 +406,7 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(runKind, err)
 	}
-	return response{status: http.StatusOK, body: answer}
+	return apierror.Response{Status: http.StatusOK, Body: answer}
 }
 
 // countScore counts a score of m for record index of run, once.
@@ -421,7 +427,7 @@ func countScore(run *evaluationv1alpha1.EvaluationRun, m *evaluationv1alpha1.Met
 		bits = append(bits, make([]byte, byteAt+1-len(bits))...)
 	}
 	if bits[byteAt]&bit != 0 {
-		return conflict("Record %s.%d already has a score of Metric %s: a run kept in the cluster counts one score "+
+		return apierror.Conflict("Record %s.%d already has a score of Metric %s: a run kept in the cluster counts one score "+
 			"per record and Metric, and keeps no scores to change", run.RecordedID(), index, id)
 	}
 	bits[byteAt] |= bit
@@ -454,7 +460,7 @@ func (s *Server) runMetric(ctx context.Context, run *evaluationv1alpha1.Evaluati
 			return m, nil
 		}
 	}
-	return nil, newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "The Run has no Metric with this id", nil)
+	return nil, apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "The Run has no Metric with this id", nil)
 }
 
 // writableRun is the run of namespace with id, while it may still be
@@ -468,7 +474,7 @@ func (s *Server) writableRun(ctx context.Context, namespace, id string) (*evalua
 		return nil, err
 	}
 	if run.Status.Verdict != "" {
-		return nil, conflict("The run is judged (%s): what is written to it now would not count", run.Status.Verdict)
+		return nil, apierror.Conflict("The run is judged (%s): what is written to it now would not count", run.Status.Verdict)
 	}
 	return run, nil
 }
@@ -524,29 +530,29 @@ func (s *Server) updateRunStatus(ctx context.Context, run *evaluationv1alpha1.Ev
 			return err
 		}
 		if fresh.UID != run.UID {
-			return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Run has this id", nil)
+			return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Run has this id", nil)
 		}
 		if fresh.Status.Verdict != "" {
-			return conflict("The run is judged (%s): what is written to it now would not count", fresh.Status.Verdict)
+			return apierror.Conflict("The run is judged (%s): what is written to it now would not count", fresh.Status.Verdict)
 		}
 		if err := change(fresh); err != nil {
 			return err
 		}
 		err := s.opts.Client.Status().Update(ctx, fresh)
-		noteWrite(ctx, err)
+		apierror.NoteWrite(ctx, err)
 		if err == nil {
 			*run = *fresh
 		}
 		return err
 	})
-	if _, ok := err.(*apiError); ok { //nolint:errorlint // change returns an apiError as is
+	if _, ok := err.(*apierror.Error); ok { //nolint:errorlint // change returns an apiError as is
 		return err
 	}
 	if apierrors.IsNotFound(err) {
-		return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Run has this id", nil)
+		return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Run has this id", nil)
 	}
 	if err != nil {
-		return writeError(nil, err, "counting in the run's status")
+		return apierror.WriteFailed(nil, err, "counting in the run's status")
 	}
 	return nil
 }

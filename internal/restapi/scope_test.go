@@ -101,25 +101,10 @@ func setNamespaceLabel(namespace string, value *string) {
 
 // knows reports whether s accepts key.
 func knows(s *Server, key string) func() bool {
-	return func() bool { _, ok, _ := s.keys.lookup(key); return ok }
+	return func() bool { _, ok, _ := s.keys.Lookup(key); return ok }
 }
 
 var _ = Describe("The key Secret informer", func() {
-	It("keeps neither annotations nor managedFields, where kubectl apply leaves the Secret's data", func() {
-		const key = "ak_applied_0123456789abcdef"
-		s := framework.KeySecret("ns", "k", key)
-		s.Annotations = map[string]string{
-			"kubectl.kubernetes.io/last-applied-configuration": `{"stringData":{"apiKey":"` + key + `"}}`}
-		s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
-		s.Data["other"] = []byte("not needed")
-		slim, err := keepOnlyAPIKey(s)
-		Expect(err).NotTo(HaveOccurred())
-		kept := slim.(*corev1.Secret)
-		Expect(kept.Annotations).To(BeEmpty())
-		Expect(kept.ManagedFields).To(BeEmpty())
-		Expect(kept.Data).To(Equal(map[string][]byte{evaluationv1alpha1.DefaultAPIKeySecretKey: []byte(key)}))
-	})
-
 	It("ignores a Secret whose key breaks the key rules", func(ctx SpecContext) {
 		t := newTenant()
 		key := framework.NewKey("newline")

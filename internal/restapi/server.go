@@ -45,6 +45,8 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
 // The REST server's reads and updates. What only it does, create the three
@@ -110,7 +112,7 @@ type Options struct {
 	// already fill, so the server adds no watch of its own for these kinds.
 	Cache cache.Cache
 	// Reader reads a Metric whole from the API server when the cache holds
-	// it trimmed (see internal/metriccache): the manager's API reader.
+	// it trimmed (see internal/trimcache): the manager's API reader.
 	// Defaults to Cache, for a cache without that transform.
 	Reader client.Reader
 	// KubeClient lists and watches the API key Secrets, selected by label so
@@ -156,7 +158,7 @@ type Options struct {
 	DeletionTTL time.Duration
 	// Budget bounds the objects of each kind in a namespace; a create past
 	// it is refused before it is sent. Zero fields take DefaultBudget's.
-	Budget Budget
+	Budget tenancy.Budget
 
 	// TLSCertFile and TLSKeyFile, when both set, make the server speak TLS.
 	// The files are reloaded when they change (cert-manager rotation).
@@ -184,15 +186,15 @@ type Options struct {
 // Server is the built-in REST server. It is a manager.Runnable that every
 // replica runs (it needs no leader). Start it once.
 type Server struct {
-	opts    Options
-	log     logr.Logger
-	keys    *keyring
-	waiters *waiters
-	unseen  *unseen
-	// ledgers serialise each namespace's creates of a kind for the budget.
-	ledgers   ledgers
+	opts      Options
+	log       logr.Logger
+	keys      *tenancy.Keyring
+	quotas    *tenancy.Quotas
+	admission *tenancy.Admission
+	flagger   *rollout.Flagger
+	waiters   *waiters
+	unseen    *unseenCreates
 	endpoints []*endpoint
-	admission *admission
 	handler   http.Handler
 	// serving is set while the listener is open and the keys are listed.
 	serving atomic.Bool
@@ -208,15 +210,14 @@ func New(opts Options) (*Server, error) {
 	if err := defaultOptions(&opts); err != nil {
 		return nil, err
 	}
-	opts.Budget = opts.Budget.withDefaults()
 	if err := defaultAdmission(&opts); err != nil {
 		return nil, err
 	}
-	tenants, err := newTenants(opts.KubeClient, opts.NamespaceSelector)
+	tenants, err := tenancy.NewTenants(opts.KubeClient, opts.NamespaceSelector)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := newKeyring(opts.KubeClient, opts.Namespaces, tenants)
+	keys, err := tenancy.NewKeyring(opts.KubeClient, opts.Namespaces, tenants)
 	if err != nil {
 		return nil, err
 	}
@@ -228,14 +229,18 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	ttl := ttlSeconds(opts.DeletionTTL)
+	quotas := tenancy.NewQuotas(opts.Budget, opts.Cache, opts.Now)
 	s := &Server{
 		opts:    opts,
 		log:     opts.Logger,
 		keys:    keys,
 		waiters: newWaiters(),
-		unseen:  newUnseen(opts.SyncTimeout),
-		admission: newAdmission(opts.MaxInflight, budget{qps: opts.TenantQPS, burst: opts.TenantBurst},
-			budget{qps: opts.TenantReadQPS, burst: opts.TenantReadBurst}, opts.Now),
+		unseen:  newUnseenCreates(opts.SyncTimeout),
+		quotas:  quotas,
+		admission: tenancy.NewAdmission(opts.MaxInflight, tenancy.Rate{QPS: opts.TenantQPS, Burst: opts.TenantBurst},
+			tenancy.Rate{QPS: opts.TenantReadQPS, Burst: opts.TenantReadBurst}, opts.Now),
+		flagger: &rollout.Flagger{Cache: opts.Cache, Reader: opts.Reader, Client: opts.Client, Quotas: quotas,
+			Log: opts.Logger},
 		endpoints: []*endpoint{createMetric(), createTestset(), bulkDeleteTestcases(ttl), deleteTestset(ttl)},
 	}
 	s.handler = s.routes(doc)
@@ -428,7 +433,7 @@ func (s *Server) startWatching(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.keys.run(ctx); err != nil {
+	if err := s.keys.Run(ctx); err != nil {
 		unwatch()
 		return nil, err
 	}

@@ -45,6 +45,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 var _ = Describe("Options", func() {
@@ -111,16 +113,16 @@ var _ = Describe("Failures inside the server", func() {
 var _ = Describe("Refused creates", func() {
 	s := &Server{log: logr.Discard()}
 	// answer is how the server answers a request whose create failed with err.
-	answer := func(err error) response {
+	answer := func(err error) apierror.Response {
 		ep := createMetric()
 		return s.failure(ep.kind, createError(ep, err))
 	}
 
 	It("answers 503 with Retry-After when the API server is busy", func() {
 		res := answer(apierrors.NewTooManyRequests("slow down", 3))
-		Expect(res.status).To(Equal(http.StatusServiceUnavailable))
-		Expect(res.body).To(HaveField("Code", CodeServiceUnavailable))
-		Expect(res.header.Get("Retry-After")).To(Equal("3"))
+		Expect(res.Status).To(Equal(http.StatusServiceUnavailable))
+		Expect(res.Body).To(HaveField("Code", apierror.CodeServiceUnavailable))
+		Expect(res.Header.Get("Retry-After")).To(Equal("3"))
 	})
 
 	It("logs a client that hung up at V(1) without a stack trace, and counts it 499, not 500", func() {
@@ -130,7 +132,7 @@ var _ = Describe("Refused creates", func() {
 		ep := createMetric()
 		hungUp := &url.Error{Op: "Post", URL: "https://apiserver/metrics", Err: context.Canceled}
 		res := s.failure(ep.kind, createError(ep, hungUp))
-		Expect(res.status).To(Equal(StatusClientClosedRequest))
+		Expect(res.Status).To(Equal(apierror.StatusClientClosedRequest))
 		Expect(logged).To(HaveExactElements(ContainSubstring(`"level"=1`)))
 		Expect(logged).NotTo(ContainElement(Or(ContainSubstring("error"), ContainSubstring("stacktrace"))))
 	})
@@ -138,8 +140,8 @@ var _ = Describe("Refused creates", func() {
 	It("answers 500 INTERNAL_ERROR to anything unexpected, without its text", func() {
 		res := answer(apierrors.NewForbidden(schema.GroupResource{Resource: "metrics"}, "m",
 			errors.New("RBAC says no")))
-		Expect(res.status).To(Equal(http.StatusInternalServerError))
-		Expect(res.body).To(HaveField("Message", Not(ContainSubstring("RBAC"))))
+		Expect(res.Status).To(Equal(http.StatusInternalServerError))
+		Expect(res.Body).To(HaveField("Message", Not(ContainSubstring("RBAC"))))
 	})
 })
 
@@ -172,7 +174,7 @@ var _ = Describe("Serving", func() {
 		base := "https://" + addr
 
 		t := newTenant()
-		Eventually(func() bool { _, ok, _ := s.keys.lookup(t.key); return ok }).Should(BeTrue())
+		Eventually(func() bool { _, ok, _ := s.keys.Lookup(t.key); return ok }).Should(BeTrue())
 		req, err := http.NewRequest(http.MethodPost, base+projectPath, strings.NewReader(variantBody("human", "int")))
 		Expect(err).NotTo(HaveOccurred())
 		req.Header.Set("Authorization", "Bearer "+t.key)

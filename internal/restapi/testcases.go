@@ -40,6 +40,8 @@ import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/internal/testcases"
 )
 
@@ -49,10 +51,6 @@ import (
 // ConfigMap or Git source is edited there. No testcase id is stored: a
 // testcase's id names its Testset and its key (testcaseID), so a Testset
 // from Git keeps its testcases' ids across versions of the source.
-
-// CodeConflict: the request cannot be carried out on the resource as it
-// is, e.g. a testcase write to a Testset whose testcases come from Git.
-const CodeConflict = "CONFLICT"
 
 // maxAPITestcaseBytes bounds the inline testcases of a Testset the API
 // writes to: with the budget of 100 Testsets, 25 MiB a tenant. Larger sets
@@ -91,14 +89,8 @@ func parseTestcaseID(id string) (testsetID, key string, ok bool) {
 // created: 60 random bits, plain.
 func newTestcaseKey() string { return strings.ToLower(rand.Text()[:12]) }
 
-func testcaseNotFound() *apiError {
-	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Testcase has this id", nil)
-}
-
-func conflict(format string, args ...any) *apiError {
-	e := newAPIError(http.StatusConflict, CodeConflict, fmt.Sprintf(format, args...), nil)
-	e.header = http.Header{ShouldRetryHeader: {"false"}}
-	return e
+func testcaseNotFound() *apierror.Error {
+	return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Testcase has this id", nil)
 }
 
 // casesOf reads t's testcases from its source, in the source's order.
@@ -107,7 +99,7 @@ func (s *Server) casesOf(ctx context.Context, t *evaluationv1alpha1.Testset) ([]
 	var err error
 	switch {
 	case t.Spec.SourceRef != nil:
-		return nil, conflict("The testcases of this Testset come from Flux %s %s; this server serves those of "+
+		return nil, apierror.Conflict("The testcases of this Testset come from Flux %s %s; this server serves those of "+
 			"inline and ConfigMap Testsets", t.Spec.SourceRef.Kind, t.Spec.SourceRef.Name)
 	case t.Spec.ConfigMapRef != nil:
 		set, err = s.configMapCases(ctx, t)
@@ -115,7 +107,7 @@ func (s *Server) casesOf(ctx context.Context, t *evaluationv1alpha1.Testset) ([]
 		set, err = testcases.FromItems(raw(t.Spec.Inline), string(t.Spec.KeyField))
 	}
 	if bad, ok := errors.AsType[*testcases.Error](err); ok {
-		return nil, conflict("The Testset's testcases are not valid: %s", bad.Message)
+		return nil, apierror.Conflict("The Testset's testcases are not valid: %s", bad.Message)
 	}
 	if err != nil {
 		return nil, err
@@ -132,16 +124,16 @@ func (s *Server) configMapCases(ctx context.Context, t *evaluationv1alpha1.Tests
 	cm := &corev1.ConfigMap{}
 	err := s.opts.Reader.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: ref.Name}, cm)
 	if apierrors.IsNotFound(err) {
-		return testcases.Set{}, conflict("The Testset's ConfigMap %s does not exist", ref.Name)
+		return testcases.Set{}, apierror.Conflict("The Testset's ConfigMap %s does not exist", ref.Name)
 	}
 	if err != nil {
 		return testcases.Set{}, fmt.Errorf("reading ConfigMap %s: %w", ref.Name, err)
 	}
 	data, ok := cm.Data[dataKey]
 	if !ok {
-		return testcases.Set{}, conflict("The Testset's ConfigMap %s has no key %s", ref.Name, dataKey)
+		return testcases.Set{}, apierror.Conflict("The Testset's ConfigMap %s has no key %s", ref.Name, dataKey)
 	}
-	s.admission.charge(t.Namespace, false, (len(data)+textCostUnit-1)/textCostUnit-1)
+	s.admission.Charge(t.Namespace, false, (len(data)+tenancy.TextCostUnit-1)/tenancy.TextCostUnit-1)
 	return testcases.FromLines(strings.NewReader(data), string(t.Spec.KeyField))
 }
 
@@ -186,7 +178,7 @@ type testcaseCursor struct {
 
 // listTestcases is GET /testsets/{testsetId}/testcases: the Testset's
 // testcases in the source's order, a page at a time.
-func (s *Server) listTestcases(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) listTestcases(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(testsetKind, err)
@@ -200,7 +192,7 @@ func (s *Server) listTestcases(_ http.ResponseWriter, r *http.Request) response 
 		after = &testcaseCursor{}
 		b, decErr := base64.RawURLEncoding.DecodeString(v)
 		if decErr != nil || json.Unmarshal(b, after) != nil || after.Key == "" || after.Index < 0 {
-			return validationError(fieldError{Field: "cursor", Message: "must be the nextCursor of an earlier page"}).response()
+			return apierror.Validation(apierror.Field{Field: "cursor", Message: "must be the nextCursor of an earlier page"}).Response()
 		}
 	}
 	t, err := s.findTestset(r.Context(), secret.Namespace, r.PathValue("testsetId"))
@@ -230,7 +222,7 @@ func (s *Server) listTestcases(_ http.ResponseWriter, r *http.Request) response 
 		cursor := base64.RawURLEncoding.EncodeToString(b)
 		page.NextCursor = &cursor
 	}
-	return response{status: http.StatusOK, body: page}
+	return apierror.Response{Status: http.StatusOK, Body: page}
 }
 
 // findTestcase returns the Testset of namespace that holds the testcase
@@ -243,7 +235,7 @@ func (s *Server) findTestcase(ctx context.Context, namespace, id string) (
 	}
 	t, err := s.findTestset(ctx, namespace, testsetID)
 	if err != nil {
-		if e, ok := errors.AsType[*apiError](err); ok && e.status == http.StatusNotFound {
+		if e, ok := errors.AsType[*apierror.Error](err); ok && e.Status == http.StatusNotFound {
 			err = testcaseNotFound()
 		}
 		return nil, testcases.Case{}, err
@@ -260,7 +252,7 @@ func (s *Server) findTestcase(ctx context.Context, namespace, id string) (
 }
 
 // getTestcase is GET /testcases/{testcaseId}.
-func (s *Server) getTestcase(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) getTestcase(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(testsetKind, err)
@@ -269,7 +261,7 @@ func (s *Server) getTestcase(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(testsetKind, err)
 	}
-	return response{status: http.StatusOK, body: testcaseOf(t, convert.TestsetResponseOf(t), c)}
+	return apierror.Response{Status: http.StatusOK, Body: testcaseOf(t, convert.TestsetResponseOf(t), c)}
 }
 
 // inlineOnly refuses a testcase write to a Testset whose testcases come
@@ -277,9 +269,9 @@ func (s *Server) getTestcase(_ http.ResponseWriter, r *http.Request) response {
 func inlineOnly(t *evaluationv1alpha1.Testset) error {
 	switch {
 	case t.Spec.ConfigMapRef != nil:
-		return conflict("The testcases of this Testset come from ConfigMap %s; edit them there", t.Spec.ConfigMapRef.Name)
+		return apierror.Conflict("The testcases of this Testset come from ConfigMap %s; edit them there", t.Spec.ConfigMapRef.Name)
 	case t.Spec.SourceRef != nil:
-		return conflict("The testcases of this Testset come from Flux %s %s; edit them in its source",
+		return apierror.Conflict("The testcases of this Testset come from Flux %s %s; edit them in its source",
 			t.Spec.SourceRef.Kind, t.Spec.SourceRef.Name)
 	}
 	return nil
@@ -289,22 +281,22 @@ func inlineOnly(t *evaluationv1alpha1.Testset) error {
 // gives a new one to a testcase of a Testset it created (want is "": a new
 // key; otherwise the testcase's), and one of another Testset must name its
 // own in t's keyField.
-func keyed(t *evaluationv1alpha1.Testset, data json.RawMessage, want, field string) (json.RawMessage, string, []fieldError) {
+func keyed(t *evaluationv1alpha1.Testset, data json.RawMessage, want, field string) (json.RawMessage, string, []apierror.Field) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
-		return nil, "", []fieldError{{Field: field, Message: "must be a JSON object"}}
+		return nil, "", []apierror.Field{{Field: field, Message: "must be a JSON object"}}
 	}
 	if t.Spec.KeyField != apiKeyField {
 		return data, "", nil // FromItems checks the key, naming the item
 	}
 	if _, set := obj[apiKeyField]; set {
-		return nil, "", []fieldError{{Field: field + "." + apiKeyField, Message: "is reserved: the server keys the testcase"}}
+		return nil, "", []apierror.Field{{Field: field + "." + apiKeyField, Message: "is reserved: the server keys the testcase"}}
 	}
 	key := cmp.Or(want, newTestcaseKey())
 	obj[apiKeyField], _ = json.Marshal(key) //nolint:errchkjson // a string
 	out, err := json.Marshal(obj)
 	if err != nil {
-		return nil, "", []fieldError{{Field: field, Message: "must be a JSON object"}}
+		return nil, "", []apierror.Field{{Field: field, Message: "must be a JSON object"}}
 	}
 	return out, key, nil
 }
@@ -317,13 +309,13 @@ func checkedItems(t *evaluationv1alpha1.Testset, items []runtime.RawExtension, f
 		size += len(it.Raw)
 	}
 	if size > maxAPITestcaseBytes {
-		return newAPIError(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge, fmt.Sprintf(
+		return apierror.New(http.StatusRequestEntityTooLarge, evalapi.CodePayloadTooLarge, fmt.Sprintf(
 			"The Testset's testcases would be %d bytes, over the %d this server stores inline; keep a larger set "+
 				"in a ConfigMap or Git", size, maxAPITestcaseBytes), nil)
 	}
 	_, err := testcases.FromItems(raw(items), string(t.Spec.KeyField))
 	if bad, ok := errors.AsType[*testcases.Error](err); ok {
-		return validationError(fieldError{Field: field, Message: bad.Message})
+		return apierror.Validation(apierror.Field{Field: field, Message: bad.Message})
 	}
 	return err
 }
@@ -331,15 +323,15 @@ func checkedItems(t *evaluationv1alpha1.Testset, items []runtime.RawExtension, f
 // createTestcases is POST /testsets/{testsetId}/testcases: the items are
 // added to the Testset's inline testcases, answered once the reconciler is
 // Ready with them.
-func (s *Server) createTestcases(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) createTestcases(w http.ResponseWriter, r *http.Request) apierror.Response {
 	var req evalapi.CreateTestcasesRequest
 	secret, failed := s.decodeRequest(w, r, testsetKind, &req)
 	if failed != nil {
 		return *failed
 	}
 	if n := len(req.Items); n == 0 || n > evalapi.MaxTestcasesPerCreate {
-		return validationError(fieldError{Field: "items",
-			Message: fmt.Sprintf("must hold 1 to %d testcases", evalapi.MaxTestcasesPerCreate)}).response()
+		return apierror.Validation(apierror.Field{Field: "items",
+			Message: fmt.Sprintf("must hold 1 to %d testcases", evalapi.MaxTestcasesPerCreate)}).Response()
 	}
 	t, err := s.findTestset(r.Context(), secret.Namespace, r.PathValue("testsetId"))
 	if err == nil {
@@ -350,13 +342,13 @@ func (s *Server) createTestcases(w http.ResponseWriter, r *http.Request) respons
 	}
 	added := make([]runtime.RawExtension, len(req.Items))
 	keys := make([]string, len(req.Items))
-	var errs []fieldError
+	var errs []apierror.Field
 	for i, it := range req.Items {
 		data, key, e := keyed(t, it.JSONData, "", fmt.Sprintf("items[%d].jsonData", i))
 		added[i], keys[i], errs = runtime.RawExtension{Raw: data}, key, append(errs, e...)
 	}
 	if len(errs) > 0 {
-		return validationError(errs...).response()
+		return apierror.Validation(errs...).Response()
 	}
 	return s.editTestcases(r.Context(), t, func(t *evaluationv1alpha1.Testset) error {
 		items := append(slices.Clip(t.Spec.Inline), added...)
@@ -365,19 +357,19 @@ func (s *Server) createTestcases(w http.ResponseWriter, r *http.Request) respons
 		}
 		t.Spec.Inline = items
 		return nil
-	}, func(t *evaluationv1alpha1.Testset) response {
+	}, func(t *evaluationv1alpha1.Testset) apierror.Response {
 		created, err := testcasesIn(t, added)
 		if err != nil {
 			return s.failure(testsetKind, err)
 		}
-		return response{status: http.StatusCreated, body: evalapi.CreateTestcasesResponse{Items: created}}
+		return apierror.Response{Status: http.StatusCreated, Body: evalapi.CreateTestcasesResponse{Items: created}}
 	})
 }
 
 // editTestcases applies edit to t's inline testcases, as editTestset
 // does, and answers with answer once the reconciler is Ready with them.
 func (s *Server) editTestcases(ctx context.Context, t *evaluationv1alpha1.Testset,
-	edit func(*evaluationv1alpha1.Testset) error, answer func(*evaluationv1alpha1.Testset) response) response {
+	edit func(*evaluationv1alpha1.Testset) error, answer func(*evaluationv1alpha1.Testset) apierror.Response) apierror.Response {
 	t, err := s.editTestset(ctx, t, func(t *evaluationv1alpha1.Testset) error {
 		if err := inlineOnly(t); err != nil {
 			return err
@@ -407,14 +399,14 @@ func testcasesIn(t *evaluationv1alpha1.Testset, items []runtime.RawExtension) ([
 
 // updateTestcase is PUT /testcases/{testcaseId}: the testcase's data is
 // replaced; its key, and so its id, stays.
-func (s *Server) updateTestcase(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) updateTestcase(w http.ResponseWriter, r *http.Request) apierror.Response {
 	var req evalapi.TestcaseData
 	secret, failed := s.decodeRequest(w, r, testsetKind, &req)
 	if failed != nil {
 		return *failed
 	}
 	if req.JSONData == nil {
-		return validationError(fieldError{Field: "jsonData", Message: "Required value"}).response()
+		return apierror.Validation(apierror.Field{Field: "jsonData", Message: "Required value"}).Response()
 	}
 	t, c, err := s.findTestcase(r.Context(), secret.Namespace, r.PathValue("testcaseId"))
 	if err == nil {
@@ -425,13 +417,13 @@ func (s *Server) updateTestcase(w http.ResponseWriter, r *http.Request) response
 	}
 	data, _, errs := keyed(t, req.JSONData, c.Key, "jsonData")
 	if len(errs) > 0 {
-		return validationError(errs...).response()
+		return apierror.Validation(errs...).Response()
 	}
 	return s.editTestcases(r.Context(), t, func(t *evaluationv1alpha1.Testset) error {
 		// Found again by key: the list may have changed since it was read.
 		cases, err := testcases.FromItems(raw(t.Spec.Inline), string(t.Spec.KeyField))
 		if err != nil {
-			return conflict("The Testset's testcases are not valid: %s", err)
+			return apierror.Conflict("The Testset's testcases are not valid: %s", err)
 		}
 		at := slices.IndexFunc(cases.Cases, func(x testcases.Case) bool { return x.Key == c.Key })
 		if at < 0 {
@@ -444,17 +436,17 @@ func (s *Server) updateTestcase(w http.ResponseWriter, r *http.Request) response
 			return err
 		}
 		if next, _ := testcases.FromItems([][]byte{data}, string(t.Spec.KeyField)); len(next.Cases) != 1 || next.Cases[0].Key != c.Key {
-			return validationError(fieldError{Field: "jsonData." + string(t.Spec.KeyField),
+			return apierror.Validation(apierror.Field{Field: "jsonData." + string(t.Spec.KeyField),
 				Message: "names the testcase (the Testset's keyField) and cannot change"})
 		}
 		t.Spec.Inline = items
 		return nil
-	}, func(t *evaluationv1alpha1.Testset) response {
+	}, func(t *evaluationv1alpha1.Testset) apierror.Response {
 		updated, err := testcasesIn(t, []runtime.RawExtension{{Raw: data}})
 		if err != nil {
 			return s.failure(testsetKind, err)
 		}
-		return response{status: http.StatusOK, body: updated[0]}
+		return apierror.Response{Status: http.StatusOK, Body: updated[0]}
 	})
 }
 
@@ -466,23 +458,23 @@ func (s *Server) bulkDeleteInCluster(fallback http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secret, err := s.authenticate(r)
 		if err != nil {
-			write(w, r, s.failure(testsetKind, err))
+			apierror.Write(w, r, s.failure(testsetKind, err))
 			return
 		}
 		body, err := s.readBody(w, r)
 		if err != nil {
-			write(w, r, s.failure(testsetKind, err))
+			apierror.Write(w, r, s.failure(testsetKind, err))
 			return
 		}
 		var req evalapi.BulkDeleteRequest
 		if errs := decodeStrict(body, &req); len(errs) == 0 {
 			groups, err := s.clusterTestcases(r, secret.Namespace, req.IDs)
 			if err != nil {
-				write(w, r, s.failure(testsetKind, err))
+				apierror.Write(w, r, s.failure(testsetKind, err))
 				return
 			}
 			if len(groups) > 0 {
-				write(w, r, s.removeTestcases(r.Context(), groups))
+				apierror.Write(w, r, s.removeTestcases(r.Context(), groups))
 				return
 			}
 		}
@@ -529,7 +521,7 @@ func (s *Server) clusterTestcases(r *http.Request, namespace string, ids []strin
 
 // removeTestcases removes the testcases of each group from its Testset's
 // inline list, and answers once the reconciler is Ready with each.
-func (s *Server) removeTestcases(ctx context.Context, groups []*testsetKeys) response {
+func (s *Server) removeTestcases(ctx context.Context, groups []*testsetKeys) apierror.Response {
 	for _, g := range groups {
 		if err := inlineOnly(g.testset); err != nil {
 			return s.failure(testsetKind, err)
@@ -546,8 +538,8 @@ func (s *Server) removeTestcases(ctx context.Context, groups []*testsetKeys) res
 			}
 			t.Spec.Inline = kept
 			return nil
-		}, func(*evaluationv1alpha1.Testset) response { return deleted(nil) })
-		if res.status != http.StatusOK {
+		}, func(*evaluationv1alpha1.Testset) apierror.Response { return deleted(nil) })
+		if res.Status != http.StatusOK {
 			return res
 		}
 	}

@@ -32,6 +32,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 const testsetsPath = BasePath + "/projects/proj-1/testsets"
@@ -217,7 +218,7 @@ var _ = Describe("Testsets and testcases", func() {
 
 		rep = postTestcases(t, id, `{"items":[{"jsonData":{"id":"q3"}}]}`)
 		Expect(rep.status).To(Equal(http.StatusConflict), "body: %s", rep.body)
-		Expect(apiErrorOf(rep)["code"]).To(Equal(CodeConflict))
+		Expect(apiErrorOf(rep)["code"]).To(Equal(apierror.CodeConflict))
 		Expect(apiErrorOf(rep)["message"]).To(ContainSubstring("ConfigMap cases"))
 		rep = send(request{method: http.MethodPost, path: BasePath + "/testcases/bulk-delete", key: t.key,
 			body: `{"ids":["` + cases[0].ID + `"]}`})

@@ -31,6 +31,8 @@ import (
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
 	"github.com/eval-operator/eval-operator/internal/remote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
 // Testsets in the API. A Testset is in the API once it records a remote id
@@ -50,8 +52,8 @@ const apiKeyField = "_testcaseKey"
 
 // createTestset is POST /projects/{projectId}/testsets.
 func createTestset() *endpoint {
-	answer := func(obj client.Object) response {
-		return response{status: http.StatusCreated, body: convert.TestsetResponseOf(obj.(*evaluationv1alpha1.Testset))}
+	answer := func(obj client.Object) apierror.Response {
+		return apierror.Response{Status: http.StatusCreated, Body: convert.TestsetResponseOf(obj.(*evaluationv1alpha1.Testset))}
 	}
 	return &endpoint{
 		route:      routeTestsets,
@@ -60,7 +62,7 @@ func createTestset() *endpoint {
 		namePrefix: "testset-",
 		hasBody:    true,
 		newObject:  func() evaluationv1alpha1.Object { return &evaluationv1alpha1.Testset{} },
-		build: func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []fieldError) {
+		build: func(r *http.Request, body []byte, secret types.NamespacedName) (client.Object, any, []apierror.Field) {
 			req, errs := decodeTestsetRequest(body)
 			if len(errs) > 0 {
 				return nil, nil, errs
@@ -78,7 +80,7 @@ func createTestset() *endpoint {
 				Request   evalapi.TestsetUpdate `json:"request"`
 			}{projectID, req}, nil
 		},
-		fields:  specFields(nil),
+		fields:  apierror.SpecFields(nil),
 		succeed: answer,
 		local: &localCreate{complete: assignID(evaluationv1alpha1.TestsetIDAnnotation, remote.NewTestsetID),
 			answer: answer, readable: true},
@@ -87,7 +89,7 @@ func createTestset() *endpoint {
 
 // decodeTestsetRequest decodes a Testset create, which sends every field,
 // as the service requires.
-func decodeTestsetRequest(data []byte) (evalapi.TestsetUpdate, []fieldError) {
+func decodeTestsetRequest(data []byte) (evalapi.TestsetUpdate, []apierror.Field) {
 	var req evalapi.TestsetUpdate
 	if errs := decodeStrict(data, &req); len(errs) > 0 {
 		return req, errs
@@ -99,16 +101,16 @@ func decodeTestsetRequest(data []byte) (evalapi.TestsetUpdate, []fieldError) {
 	}{{"name", req.Name != nil}, {"description", req.Description != nil},
 		{"jsonSchema", req.JSONSchema != nil}, {"fieldMapping", req.FieldMapping != nil}} {
 		if !f.set {
-			errs = append(errs, fieldError{Field: f.name, Message: "Required value"})
+			errs = append(errs, apierror.Field{Field: f.name, Message: "Required value"})
 		}
 	}
 	return req, errs
 }
 
 // schemaErrors refuses a null jsonSchema, which would read as one left out.
-func schemaErrors(u evalapi.TestsetUpdate) []fieldError {
+func schemaErrors(u evalapi.TestsetUpdate) []apierror.Field {
 	if string(u.JSONSchema) == "null" {
-		return []fieldError{{Field: "jsonSchema", Message: "must be an object"}}
+		return []apierror.Field{{Field: "jsonSchema", Message: "must be an object"}}
 	}
 	return nil
 }
@@ -116,8 +118,10 @@ func schemaErrors(u evalapi.TestsetUpdate) []fieldError {
 // decodeRequest authenticates r and decodes its body strictly into v; a
 // failure comes back as its answer.
 func (s *Server) decodeRequest(w http.ResponseWriter, r *http.Request, kind string, v any) (
-	types.NamespacedName, *response) {
-	fail := func(res response) (types.NamespacedName, *response) { return types.NamespacedName{}, &res }
+	types.NamespacedName, *apierror.Response) {
+	fail := func(res apierror.Response) (types.NamespacedName, *apierror.Response) {
+		return types.NamespacedName{}, &res
+	}
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return fail(s.failure(kind, err))
@@ -127,7 +131,7 @@ func (s *Server) decodeRequest(w http.ResponseWriter, r *http.Request, kind stri
 		return fail(s.failure(kind, err))
 	}
 	if errs := decodeStrict(body, v); len(errs) > 0 {
-		return fail(validationError(errs...).response())
+		return fail(apierror.Validation(errs...).Response())
 	}
 	return secret, nil
 }
@@ -157,12 +161,12 @@ func (s *Server) findTestset(ctx context.Context, namespace, id string) (*evalua
 	return t, err
 }
 
-func testsetNotFound() *apiError {
-	return newAPIError(http.StatusNotFound, evalapi.CodeNotFound, "No Testset has this id", nil)
+func testsetNotFound() *apierror.Error {
+	return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Testset has this id", nil)
 }
 
 // getTestset is GET /testsets/{testsetId}.
-func (s *Server) getTestset(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) getTestset(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(testsetKind, err)
@@ -171,12 +175,12 @@ func (s *Server) getTestset(_ http.ResponseWriter, r *http.Request) response {
 	if err != nil {
 		return s.failure(testsetKind, err)
 	}
-	return response{status: http.StatusOK, body: convert.TestsetResponseOf(t)}
+	return apierror.Response{Status: http.StatusOK, Body: convert.TestsetResponseOf(t)}
 }
 
 // listTestsets is GET /projects/{projectId}/testsets: the project's
 // Testsets with a remote id, newest first, a page at a time.
-func (s *Server) listTestsets(_ http.ResponseWriter, r *http.Request) response {
+func (s *Server) listTestsets(_ http.ResponseWriter, r *http.Request) apierror.Response {
 	secret, err := s.authenticate(r)
 	if err != nil {
 		return s.failure(testsetKind, err)
@@ -202,19 +206,19 @@ func (s *Server) listTestsets(_ http.ResponseWriter, r *http.Request) response {
 		cursor := positionOf(items[len(items)-1]).cursor()
 		page.NextCursor = &cursor
 	}
-	return response{status: http.StatusOK, body: page}
+	return apierror.Response{Status: http.StatusOK, Body: page}
 }
 
 // updateTestset is PATCH /testsets/{testsetId}: it updates the spec and
 // answers once the reconciler is Ready at the new generation.
-func (s *Server) updateTestset(w http.ResponseWriter, r *http.Request) response {
+func (s *Server) updateTestset(w http.ResponseWriter, r *http.Request) apierror.Response {
 	var u evalapi.TestsetUpdate
 	secret, failed := s.decodeRequest(w, r, testsetKind, &u)
 	if failed != nil {
 		return *failed
 	}
 	if errs := schemaErrors(u); len(errs) > 0 {
-		return validationError(errs...).response()
+		return apierror.Validation(errs...).Response()
 	}
 	t, err := s.findTestset(r.Context(), secret.Namespace, r.PathValue("testsetId"))
 	if err != nil {
@@ -245,47 +249,47 @@ func (s *Server) editTestset(ctx context.Context, t *evaluationv1alpha1.Testset,
 			}
 		}
 		first = false
-		if e := refusedByPolicy(testsetKind, &t.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
+		if e := tenancy.RefusedByPolicy(testsetKind, &t.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
 			return e
 		}
 		if err := edit(t); err != nil {
 			return err
 		}
 		err := s.opts.Client.Update(ctx, t)
-		noteWrite(ctx, err)
+		apierror.NoteWrite(ctx, err)
 		return err
 	})
-	if _, ok := err.(*apiError); ok { //nolint:errorlint // edit returns an apiError as is
+	if _, ok := err.(*apierror.Error); ok { //nolint:errorlint // edit returns an apiError as is
 		return nil, err
 	}
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, testsetNotFound()
 	case err != nil:
-		return nil, writeError(testsetFields, err, "updating the Testset")
+		return nil, apierror.WriteFailed(testsetFields, err, "updating the Testset")
 	}
 	// Admission took one write; the whole Testset was written.
-	s.admission.charge(t.Namespace, true, testsetCost(t)-1)
+	s.admission.Charge(t.Namespace, true, testsetCost(t)-1)
 	return t, nil
 }
 
-func testsetAnswer(t *evaluationv1alpha1.Testset) response {
-	return response{status: http.StatusOK, body: convert.TestsetResponseOf(t)}
+func testsetAnswer(t *evaluationv1alpha1.Testset) apierror.Response {
+	return apierror.Response{Status: http.StatusOK, Body: convert.TestsetResponseOf(t)}
 }
 
 // testsetFields maps a Testset's field paths to the API's names; its
 // inline testcases are the request's items.
-var testsetFields = specFields(map[string]string{"inline": "items"})
+var testsetFields = apierror.SpecFields(map[string]string{"inline": "items"})
 
 // updatedTestset waits, like a create, for Ready at the generation an
 // update made, and answers with answer.
-func updatedTestset(answer func(*evaluationv1alpha1.Testset) response) *endpoint {
+func updatedTestset(answer func(*evaluationv1alpha1.Testset) apierror.Response) *endpoint {
 	return &endpoint{
 		kind:      testsetKind,
 		newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.Testset{} },
 		fields:    testsetFields,
 		updates:   true,
-		succeed:   func(obj client.Object) response { return answer(obj.(*evaluationv1alpha1.Testset)) },
+		succeed:   func(obj client.Object) apierror.Response { return answer(obj.(*evaluationv1alpha1.Testset)) },
 	}
 }
 
@@ -298,7 +302,7 @@ func (s *Server) deleteTestsetObject(fallback http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secret, err := s.authenticate(r)
 		if err != nil {
-			write(w, r, s.failure(testsetKind, err))
+			apierror.Write(w, r, s.failure(testsetKind, err))
 			return
 		}
 		// No grace for the cache here: a miss is an id the service may hold.
@@ -306,17 +310,17 @@ func (s *Server) deleteTestsetObject(fallback http.Handler) http.Handler {
 		t, err := s.testsetWithID(r.Context(), secret.Namespace, r.PathValue("testsetId"))
 		switch {
 		case err != nil:
-			write(w, r, s.failure(testsetKind, err))
+			apierror.Write(w, r, s.failure(testsetKind, err))
 		case t == nil:
 			fallback.ServeHTTP(w, r)
 		default:
-			write(w, r, s.deleteObject(r.Context(), updatedTestset(testsetAnswer), t, &t.Spec))
+			apierror.Write(w, r, s.deleteObject(r.Context(), updatedTestset(testsetAnswer), t, &t.Spec))
 		}
 	})
 }
 
 // testsetCost is what writing t costs its tenant's write budget, as
-// textCost for a Metric: one write per started unit of its testcases and
+// tenancy.TextCost for a Metric: one write per started unit of its testcases and
 // texts.
 func testsetCost(t *evaluationv1alpha1.Testset) int {
 	n := len(t.Spec.Name) + len(t.Spec.Description)
@@ -326,5 +330,5 @@ func testsetCost(t *evaluationv1alpha1.Testset) int {
 	for _, it := range t.Spec.Inline {
 		n += len(it.Raw)
 	}
-	return max(1, (n+textCostUnit-1)/textCostUnit)
+	return max(1, (n+tenancy.TextCostUnit-1)/tenancy.TextCostUnit)
 }

@@ -21,6 +21,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // The free text of a Metric request is checked here, before anything is
@@ -30,26 +31,26 @@ import (
 // here means no write is attempted.
 
 // requestTextErrors checks the text of a create.
-func requestTextErrors(req evalapi.MetricRequest) []fieldError {
+func requestTextErrors(req evalapi.MetricRequest) []apierror.Field {
 	return textErrors(&req.Name, req.Description, req.Guidelines, req.PromptTemplate)
 }
 
 // updateTextErrors checks the text of an update.
-func updateTextErrors(u evalapi.MetricUpdate) []fieldError {
+func updateTextErrors(u evalapi.MetricUpdate) []apierror.Field {
 	return textErrors(u.Name, u.Description.Get(), u.Guidelines, u.PromptTemplate)
 }
 
-func textErrors(name, description, guidelines, promptTemplate *string) []fieldError {
-	var errs []fieldError
+func textErrors(name, description, guidelines, promptTemplate *string) []apierror.Field {
+	var errs []apierror.Field
 	if name != nil && !evaluationv1alpha1.ValidLineText(*name) {
-		errs = append(errs, fieldError{Field: "name", Message: evaluationv1alpha1.LineTextRule})
+		errs = append(errs, apierror.Field{Field: "name", Message: evaluationv1alpha1.LineTextRule})
 	}
 	for _, f := range []struct {
 		field string
 		value *string
 	}{{"description", description}, {"guidelines", guidelines}, {"promptTemplate", promptTemplate}} {
 		if f.value != nil && !evaluationv1alpha1.ValidText(*f.value) {
-			errs = append(errs, fieldError{Field: f.field, Message: evaluationv1alpha1.TextRule})
+			errs = append(errs, apierror.Field{Field: f.field, Message: evaluationv1alpha1.TextRule})
 		}
 	}
 	return errs

@@ -97,14 +97,14 @@ var _ = Describe("Judging a TestcaseDeletion", func() {
 	It("discards a refused deletion that deleted nothing, answering the refusal", func() {
 		res, v, _ := judge(bulkDeleteTestcases(nil), refusedAfter(0))
 		Expect(v).To(Equal(refused))
-		Expect(res.status).To(Equal(http.StatusBadRequest))
+		Expect(res.Status).To(Equal(http.StatusBadRequest))
 	})
 
 	It("keeps a deletion refused partway and answers 502 with what was deleted", func() {
 		res, v, _ := judge(bulkDeleteTestcases(nil), refusedAfter(2))
 		Expect(v).To(Equal(stuck), "stuck resources are kept")
-		Expect(res.status).To(Equal(http.StatusBadGateway))
-		body, err := json.Marshal(res.body)
+		Expect(res.Status).To(Equal(http.StatusBadGateway))
+		body, err := json.Marshal(res.Body)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(body).To(MatchJSON(`{"code":"UPSTREAM_ERROR",
 			"message":"The service refused the request partway; details say what was done: no such testcase: c",

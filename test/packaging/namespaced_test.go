@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/eval-operator/eval-operator/internal/restapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
 // generatedRules are the manager's rules as `make manifests` generates them.
@@ -185,7 +185,7 @@ var _ = Describe("Helm chart in namespace-scoped mode", func() {
 // tenantQuota is the ResourceQuota of a tenant namespace at the REST
 // server's default budget: the installers' quotas and the budget agree.
 func tenantQuota() map[corev1.ResourceName]string {
-	b := restapi.DefaultBudget
+	b := tenancy.DefaultBudget
 	return map[corev1.ResourceName]string{
 		"count/metrics.evaluation.eval-operator.dev":           fmt.Sprint(b.Metrics),
 		"count/testsets.evaluation.eval-operator.dev":          fmt.Sprint(b.Testsets),
@@ -206,7 +206,7 @@ func hardOf(q corev1.ResourceQuota) map[corev1.ResourceName]string {
 
 // budgetArgs are the manager's flags of the default budget.
 func budgetArgs() []string {
-	b := restapi.DefaultBudget
+	b := tenancy.DefaultBudget
 	return []string{
 		fmt.Sprintf("--rest-tenant-max-metrics=%d", b.Metrics),
 		fmt.Sprintf("--rest-tenant-max-testsets=%d", b.Testsets),

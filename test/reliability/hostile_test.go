@@ -35,6 +35,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/restapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -143,8 +144,8 @@ var _ = Describe("A hostile tenant", func() {
 		Expect(h.snapshot()["bulk-delete"]).NotTo(HaveKey(http.StatusBadRequest), "a hostile bulk deletion's body: %s", report)
 		Expect(alone.all.statuses).To(HaveEach(BeElementOf(http.StatusCreated, http.StatusOK)), report)
 		Expect(during.all.statuses).To(HaveEach(BeElementOf(http.StatusCreated, http.StatusOK)), "the gentle tenant was refused: %s", report)
-		Expect(stored.metrics).To(BeNumerically("<=", restapi.DefaultBudget.Metrics), report)
-		Expect(stored.testcaseDeletions).To(BeNumerically("<=", restapi.DefaultBudget.TestcaseDeletions), report)
+		Expect(stored.metrics).To(BeNumerically("<=", tenancy.DefaultBudget.Metrics), report)
+		Expect(stored.testcaseDeletions).To(BeNumerically("<=", tenancy.DefaultBudget.TestcaseDeletions), report)
 		Expect(p.Output()).NotTo(Or(ContainSubstring("goroutine "), ContainSubstring("stacktrace")))
 		Expect(framework.KubectlGetYAML(ctx, kubeconfig)).To(Succeed())
 

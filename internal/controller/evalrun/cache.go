@@ -24,7 +24,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // An executor template is schemaless in the CRD, so nothing bounds it below
@@ -33,15 +33,15 @@ import (
 // The cache keeps every EvaluationRun without it, so the manager's memory
 // does not grow with the templates tenants store. A trimmed copy keeps
 // spec.executor (a run with an executor still says so) and is marked with
-// metriccache.TrimmedAnnotation; the reconciler reads the template from the
-// API server before those two steps, and its client (metriccache.Guard)
+// trimcache.TrimmedAnnotation; the reconciler reads the template from the
+// API server before those two steps, and its client (trimcache.Guard)
 // refuses any write that would send the trimmed spec back.
 
 // CacheTransform is the cache transform of EvaluationRuns (cache.ByObject):
 // it strips managedFields, as the default transform does for every object,
 // and the executor's template.
 func CacheTransform() toolscache.TransformFunc {
-	return metriccache.TrimTransform(func(e *v1alpha1.EvaluationRun) bool {
+	return trimcache.TrimTransform(func(e *v1alpha1.EvaluationRun) bool {
 		if e.Spec.Executor == nil {
 			return false
 		}
@@ -54,17 +54,17 @@ func CacheTransform() toolscache.TransformFunc {
 // server; a run that is whole already costs no read. The spec is immutable,
 // so the template read belongs to e as long as the run is the same object.
 func (r *Reconciler) wholeExecutor(ctx context.Context, e *v1alpha1.EvaluationRun) error {
-	if !metriccache.Trimmed(e) {
+	if !trimcache.Trimmed(e) {
 		return nil
 	}
 	whole := &v1alpha1.EvaluationRun{}
-	if err := metriccache.Read(ctx, r.Reader, e, whole); err != nil {
+	if err := trimcache.Read(ctx, r.Reader, e, whole); err != nil {
 		return err
 	}
 	if whole.UID != e.UID {
 		return fmt.Errorf("EvaluationRun %s/%s was replaced by another of its name", e.Namespace, e.Name)
 	}
 	e.Spec.Executor = whole.Spec.Executor
-	delete(e.Annotations, metriccache.TrimmedAnnotation)
+	delete(e.Annotations, trimcache.TrimmedAnnotation)
 	return nil
 }

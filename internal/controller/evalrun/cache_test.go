@@ -31,7 +31,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 func runWithExecutor() *v1alpha1.EvaluationRun {
@@ -60,19 +60,19 @@ func TestCacheTransform(t *testing.T) {
 		t.Fatal("the cached run no longer says it has an executor")
 	case !equality.Semantic.DeepEqual(e.Spec.Executor.Template, corev1.PodTemplateSpec{}):
 		t.Fatalf("the cached run kept its template: %+v", e.Spec.Executor.Template)
-	case !metriccache.Trimmed(e) || e.ManagedFields != nil:
+	case !trimcache.Trimmed(e) || e.ManagedFields != nil:
 		t.Fatalf("the cached run is not marked, or kept its managedFields: %+v", e.ObjectMeta)
 	}
-	if err := metriccache.Guard(nil).Update(context.Background(), e); !errors.Is(err, metriccache.ErrTrimmedWrite) {
+	if err := trimcache.Guard(nil).Update(context.Background(), e); !errors.Is(err, trimcache.ErrTrimmedWrite) {
 		t.Errorf("updating a trimmed run = %v, want refused", err)
 	}
-	if err := metriccache.Guard(nil).Patch(context.Background(), e, client.RawPatch(types.MergePatchType,
-		[]byte(`{"spec":{"executor":{"template":{}}}}`))); !errors.Is(err, metriccache.ErrTrimmedWrite) {
+	if err := trimcache.Guard(nil).Patch(context.Background(), e, client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"executor":{"template":{}}}}`))); !errors.Is(err, trimcache.ErrTrimmedWrite) {
 		t.Errorf("patching a trimmed run's executor = %v, want refused", err)
 	}
 
 	plain := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}
-	if out, err := transform(plain); err != nil || metriccache.Trimmed(out.(*v1alpha1.EvaluationRun)) {
+	if out, err := transform(plain); err != nil || trimcache.Trimmed(out.(*v1alpha1.EvaluationRun)) {
 		t.Errorf("a run without an executor was marked: %+v %v", out, err)
 	}
 }
@@ -101,14 +101,14 @@ func TestWholeExecutor(t *testing.T) {
 	if err := r.wholeExecutor(context.Background(), e); err != nil {
 		t.Fatal(err)
 	}
-	if metriccache.Trimmed(e) || !equality.Semantic.DeepEqual(e.Spec, stored.Spec) {
+	if trimcache.Trimmed(e) || !equality.Semantic.DeepEqual(e.Spec, stored.Spec) {
 		t.Fatalf("the run was not given its template back: %+v %+v", e.ObjectMeta, e.Spec.Executor)
 	}
 
 	out, _ = CacheTransform()(stored.DeepCopy())
 	replaced := out.(*v1alpha1.EvaluationRun)
 	replaced.UID = "u0"
-	if err := r.wholeExecutor(context.Background(), replaced); err == nil || !metriccache.Trimmed(replaced) {
+	if err := r.wholeExecutor(context.Background(), replaced); err == nil || !trimcache.Trimmed(replaced) {
 		t.Errorf("a replaced run was given the new one's template: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // A Metric's promptTemplate may be tens of kilobytes, and only its create,
@@ -34,9 +34,9 @@ import (
 // Ready at its generation under its recorded id, and at once when they are
 // larger than cachedTextLimit, so the operator's memory does not grow with
 // prompt size, not even over a backlog of new Metrics. A trimmed copy is
-// marked with metriccache.TrimmedAnnotation; the reconciler reads the whole Metric from
+// marked with trimcache.TrimmedAnnotation; the reconciler reads the whole Metric from
 // the API server before a step that needs the texts, and its client
-// (metriccache.Guard) refuses any write that would send a trimmed field.
+// (trimcache.Guard) refuses any write that would send a trimmed field.
 
 // cachedTextLimit is the most text, in bytes, the cache keeps of a Metric
 // that is not settled. Below it the Metric is cached whole, so a backlog of
@@ -48,7 +48,7 @@ const cachedTextLimit = 1024
 // it strips managedFields, as the default transform does for every object,
 // and trims a Metric that is settled or whose texts exceed cachedTextLimit.
 func CacheTransform() toolscache.TransformFunc {
-	return metriccache.TrimTransform(func(m *v1alpha1.Metric) bool {
+	return trimcache.TrimTransform(func(m *v1alpha1.Metric) bool {
 		if !settled(m) && m.TextBytes() <= cachedTextLimit {
 			return false
 		}
@@ -73,11 +73,11 @@ func settled(m *v1alpha1.Metric) bool {
 // spec), or its drift check is due. A settled Metric whose check is not due
 // is left as it is: a resync reads nothing.
 func (r *Reconciler) readWhole(ctx context.Context, m *v1alpha1.Metric, drift *kit.DriftSchedule) error {
-	if !metriccache.Trimmed(m) {
+	if !trimcache.Trimmed(m) {
 		return nil
 	}
 	if due, _ := drift.Due(m.UID); settled(m) && !due {
 		return nil
 	}
-	return metriccache.Whole(ctx, r.Reader, m)
+	return trimcache.Whole(ctx, r.Reader, m)
 }

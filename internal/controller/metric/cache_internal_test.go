@@ -32,7 +32,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // settledMetric is a Metric Ready at its generation under id met_1, with
@@ -70,7 +70,7 @@ func transformed(t *testing.T, m *v1alpha1.Metric) *v1alpha1.Metric {
 
 func TestMetricCacheTransformTrimsOnlySettledMetrics(t *testing.T) {
 	m := transformed(t, settledMetric())
-	if !metriccache.Trimmed(m) || m.Spec.PromptTemplate != nil || m.Spec.Guidelines != nil || m.Spec.Description != nil ||
+	if !trimcache.Trimmed(m) || m.Spec.PromptTemplate != nil || m.Spec.Guidelines != nil || m.Spec.Description != nil ||
 		m.Status.Guidelines != nil || m.Status.Description != nil {
 		t.Errorf("a settled Metric is cached with its texts: %+v", m)
 	}
@@ -92,7 +92,7 @@ func TestMetricCacheTransformTrimsOnlySettledMetrics(t *testing.T) {
 	for name, edit := range cases {
 		m := settledMetric()
 		edit(m)
-		if m = transformed(t, m); metriccache.Trimmed(m) || m.Spec.PromptTemplate == nil {
+		if m = transformed(t, m); trimcache.Trimmed(m) || m.Spec.PromptTemplate == nil {
 			t.Errorf("%s: trimmed, though a reconcile may need the texts", name)
 		}
 	}
@@ -104,10 +104,10 @@ func TestMetricCacheTransformTrimsLongTextsAtOnce(t *testing.T) {
 		m.Annotations, m.Status = nil, v1alpha1.MetricStatus{} // new: nothing recorded yet
 		return m
 	}
-	if m := transformed(t, long(settledMetric(), cachedTextLimit-2)); metriccache.Trimmed(m) {
+	if m := transformed(t, long(settledMetric(), cachedTextLimit-2)); trimcache.Trimmed(m) {
 		t.Errorf("a new Metric with %d bytes of text is trimmed; only longer texts are", m.TextBytes())
 	}
-	if m := transformed(t, long(settledMetric(), cachedTextLimit)); !metriccache.Trimmed(m) || m.Spec.PromptTemplate != nil {
+	if m := transformed(t, long(settledMetric(), cachedTextLimit)); !trimcache.Trimmed(m) || m.Spec.PromptTemplate != nil {
 		t.Errorf("a new Metric with texts over %d bytes is cached with them", cachedTextLimit)
 	}
 }
@@ -115,7 +115,7 @@ func TestMetricCacheTransformTrimsLongTextsAtOnce(t *testing.T) {
 func TestTrimGuardNeverSendsATrimmedSpec(t *testing.T) {
 	ctx := context.Background()
 	whole := settledMetric()
-	c := metriccache.Guard(fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(whole.DeepCopy()).
+	c := trimcache.Guard(fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(whole.DeepCopy()).
 		WithStatusSubresource(&v1alpha1.Metric{}).Build())
 	cached := func() *v1alpha1.Metric {
 		m := &v1alpha1.Metric{}
@@ -125,13 +125,13 @@ func TestTrimGuardNeverSendsATrimmedSpec(t *testing.T) {
 		return transformed(t, m)
 	}
 
-	if err := c.Update(ctx, cached()); !errors.Is(err, metriccache.ErrTrimmedWrite) {
+	if err := c.Update(ctx, cached()); !errors.Is(err, trimcache.ErrTrimmedWrite) {
 		t.Errorf("Update of a trimmed Metric: %v, want it refused", err)
 	}
 	m := cached()
 	withPrompt := m.DeepCopy()
 	withPrompt.Spec.PromptTemplate = ptr.To[v1alpha1.Text]("a long prompt {{outputs.response}}")
-	if err := c.Patch(ctx, m, client.MergeFrom(withPrompt)); !errors.Is(err, metriccache.ErrTrimmedWrite) {
+	if err := c.Patch(ctx, m, client.MergeFrom(withPrompt)); !errors.Is(err, trimcache.ErrTrimmedWrite) {
 		t.Errorf("a patch that would erase the prompt: %v, want it refused", err)
 	}
 
@@ -149,7 +149,7 @@ func TestTrimGuardNeverSendsATrimmedSpec(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(whole), stored); err != nil {
 		t.Fatal(err)
 	}
-	if metriccache.Trimmed(stored) || *stored.Spec.PromptTemplate != *whole.Spec.PromptTemplate ||
+	if trimcache.Trimmed(stored) || *stored.Spec.PromptTemplate != *whole.Spec.PromptTemplate ||
 		*stored.Spec.Guidelines != "g" || *stored.Spec.Description != "d" {
 		t.Errorf("the stored Metric lost its texts or gained the marker: %+v", stored)
 	}

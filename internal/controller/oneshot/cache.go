@@ -20,19 +20,19 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // A TestcaseDeletion holds up to 10,000 ids (1.3 MB), which only its run
 // reads. Once it has finished, its reconciles only count down its TTL, so
 // the cache keeps it without its ids: the manager's memory does not grow
 // with the finished deletions a tenant keeps for their TTL. The copy is
-// marked with metriccache.TrimmedAnnotation, and the client refuses to write it back.
+// marked with trimcache.TrimmedAnnotation, and the client refuses to write it back.
 
 // CacheTransform is the cache transform of TestcaseDeletions
 // (cache.ByObject): it strips managedFields and trims a finished deletion.
 func CacheTransform() toolscache.TransformFunc {
-	return metriccache.TrimTransform(func(d *v1alpha1.TestcaseDeletion) bool {
+	return trimcache.TrimTransform(func(d *v1alpha1.TestcaseDeletion) bool {
 		if !d.Status.Finished() {
 			return false
 		}

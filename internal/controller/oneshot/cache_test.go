@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // A finished TestcaseDeletion is cached without its ids, marked, and the
@@ -39,19 +39,19 @@ func TestDeletionCacheTransform(t *testing.T) {
 	transform := CacheTransform()
 
 	out, err := transform(running)
-	if err != nil || len(out.(*v1alpha1.TestcaseDeletion).Spec.TestcaseIDs) != 2 || metriccache.Trimmed(running) {
+	if err != nil || len(out.(*v1alpha1.TestcaseDeletion).Spec.TestcaseIDs) != 2 || trimcache.Trimmed(running) {
 		t.Fatalf("a running deletion lost its ids: %v %v", out, err)
 	}
 	out, err = transform(finished)
 	d := out.(*v1alpha1.TestcaseDeletion)
-	if err != nil || d.Spec.TestcaseIDs != nil || !metriccache.Trimmed(d) {
+	if err != nil || d.Spec.TestcaseIDs != nil || !trimcache.Trimmed(d) {
 		t.Fatalf("a finished deletion kept its ids or its mark: %+v %v", d, err)
 	}
-	if err := metriccache.Guard(nil).Update(context.Background(), d); !errors.Is(err, metriccache.ErrTrimmedWrite) {
+	if err := trimcache.Guard(nil).Update(context.Background(), d); !errors.Is(err, trimcache.ErrTrimmedWrite) {
 		t.Errorf("updating a trimmed deletion = %v, want refused", err)
 	}
-	if err := metriccache.Guard(nil).Patch(context.Background(), d, client.RawPatch(types.MergePatchType,
-		[]byte(`{"spec":{"testcaseIds":[]}}`))); !errors.Is(err, metriccache.ErrTrimmedWrite) {
+	if err := trimcache.Guard(nil).Patch(context.Background(), d, client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"testcaseIds":[]}}`))); !errors.Is(err, trimcache.ErrTrimmedWrite) {
 		t.Errorf("patching a trimmed deletion's testcaseIds = %v, want refused", err)
 	}
 }

@@ -18,7 +18,7 @@ package restapi
 
 import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // maxReadsPerPage bounds the API-server reads of one list request. The
@@ -34,7 +34,7 @@ const maxReadsPerPage = 20
 func pageEnd(page []*evaluationv1alpha1.Metric) int {
 	reads := 0
 	for i, m := range page {
-		if !metriccache.Trimmed(m) {
+		if !trimcache.Trimmed(m) {
 			continue
 		}
 		if reads == maxReadsPerPage {

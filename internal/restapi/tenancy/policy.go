@@ -14,33 +14,34 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package tenancy
 
 import (
 	"net/http"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
-// refusedByPolicy is the answer to a write that m's managementPolicies do
+// RefusedByPolicy is the answer to a write that m's managementPolicies do
 // not allow (action Update for a PATCH, Delete for a DELETE), given before
 // anything is written: the cluster would otherwise accept a change the
 // operator never sends to the service, or drop the object and keep the
 // remote copy, a silent success either way. kind names the object's kind.
-func refusedByPolicy(kind string, spec policed, action evaluationv1alpha1.ManagementAction) *apiError {
+func RefusedByPolicy(kind string, spec Policed, action evaluationv1alpha1.ManagementAction) *apierror.Error {
 	if spec.Allows(action) {
 		return nil
 	}
-	e := newAPIError(http.StatusForbidden, CodeForbidden,
+	e := apierror.New(http.StatusForbidden, apierror.CodeForbidden,
 		"The "+kind+"'s managementPolicies "+spec.PoliciesString()+" do not allow "+string(action)+
 			": the cluster only mirrors this "+kind+"; change it where it is managed",
 		map[string]any{"managementPolicies": spec.PoliciesString(), "action": string(action)})
-	e.header = http.Header{ShouldRetryHeader: {"false"}}
+	e.Header = http.Header{apierror.ShouldRetryHeader: {"false"}}
 	return e
 }
 
-// policed is the spec of a kind under managementPolicies.
-type policed interface {
+// Policed is the spec of a kind under managementPolicies.
+type Policed interface {
 	Allows(evaluationv1alpha1.ManagementAction) bool
 	PoliciesString() string
 }

@@ -14,13 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package apierror
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync/atomic"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // ShouldRetryHeader tells the service's SDKs whether to retry an answer. They
@@ -28,6 +31,9 @@ import (
 // twice without an Idempotency-Key: a blind retry of a request that already
 // wrote a resource would create a second one.
 const ShouldRetryHeader = "X-Should-Retry"
+
+// IdempotencyKeyHeader is the request header that makes a POST safe to retry.
+const IdempotencyKeyHeader = "Idempotency-Key"
 
 // attempt is what one request has done so far, as far as retrying it goes.
 type attempt struct {
@@ -38,8 +44,8 @@ type attempt struct {
 
 type attemptKey struct{}
 
-// withAttempt starts tracking the writes of the request r.
-func withAttempt(r *http.Request) *http.Request {
+// WithAttempt starts tracking the writes of the request r.
+func WithAttempt(r *http.Request) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), attemptKey{}, &attempt{}))
 }
 
@@ -75,4 +81,15 @@ func adviseRetry(h http.Header, status int, r *http.Request) {
 	if h.Get("Retry-After") == "" {
 		h.Set("Retry-After", "1")
 	}
+}
+
+// NoteWrite records that the request of ctx may have written through the
+// API server: unless err is the API server's refusal, which writes nothing.
+// A timeout is no refusal; the write may have happened.
+func NoteWrite(ctx context.Context, err error) {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
+		return
+	}
+	markWrite(ctx)
 }

@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+// Package rollout serves the webhooks rollout tools call to gate a canary's
+// promotion on an EvaluationRun: Flagger's confirm-promotion and rollback
+// hooks.
+package rollout
 
 import (
 	"context"
@@ -25,24 +28,27 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/gates"
 	"github.com/eval-operator/eval-operator/internal/quote"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
 // The gate webhooks, outside the API's base path: Flagger calls them with
 // its own payload, not the API's.
 const (
-	gatesPath            = "/gates/v1/"
-	routeFlagger         = gatesPath + "flagger"
-	routeFlaggerRollback = gatesPath + "flagger/rollback"
+	RouteFlagger         = tenancy.GatesPath + "flagger"
+	RouteFlaggerRollback = tenancy.GatesPath + "flagger/rollback"
 )
 
 // Annotations on the runs the Flagger gate creates.
@@ -71,8 +77,11 @@ const (
 	maxFlaggerPhase    = 64
 )
 
-// flaggerPayload is what Flagger sends its webhooks.
-type flaggerPayload struct {
+// kindRun is the kind of the runs the gates create.
+const kindRun = "EvaluationRun"
+
+// FlaggerPayload is what Flagger sends its webhooks.
+type FlaggerPayload struct {
 	Name      string            `json:"name"`
 	Namespace string            `json:"namespace"`
 	Phase     string            `json:"phase"`
@@ -80,81 +89,80 @@ type flaggerPayload struct {
 	Metadata  map[string]string `json:"metadata"`
 }
 
-// runEndpoint is the budget's and the watches' view of the runs this server
-// creates (through the runs API and the Flagger gate), which are read back.
-var runEndpoint = &endpoint{kind: runKind, local: &localCreate{readable: true},
-	newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.EvaluationRun{} }}
+// Flagger serves Flagger's webhooks.
+type Flagger struct {
+	// Cache is where a canary's run is looked up: the manager's cache.
+	Cache client.Reader
+	// Reader reads the template ConfigMaps, which the cache does not hold.
+	Reader client.Reader
+	// Client creates the runs.
+	Client client.Client
+	// Quotas hold each namespace to its budget of EvaluationRuns.
+	Quotas *tenancy.Quotas
+	Log    logr.Logger
+}
 
-// flaggerGate serves Flagger's webhooks: the canary's revision (its
-// checksum) gets one EvaluationRun, made from the template ConfigMap named
-// by metadata.template the first time any call names it. The promotion
-// gate (rollback false) answers 200 once the run Passed; the rollback hook
-// (rollback true) answers 200 once it cannot pass.
-func (s *Server) flaggerGate(rollback bool) func(http.ResponseWriter, *http.Request) response {
-	return func(w http.ResponseWriter, r *http.Request) response {
-		secret, err := s.authenticate(r)
-		if err != nil {
-			return s.failure(runEndpoint.kind, err)
-		}
-		body, err := s.readBody(w, r)
-		if err != nil {
-			return s.failure(runEndpoint.kind, err)
-		}
-		var p flaggerPayload
-		if err := json.Unmarshal(body, &p); err != nil {
-			return validationError(fieldError{Field: bodyField, Message: "is not Flagger's webhook payload: " + err.Error()}).response()
-		}
-		if errs := p.check(); len(errs) > 0 {
-			return validationError(errs...).response()
-		}
-		if p.Namespace != secret.Namespace {
-			return newAPIError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
-				"This key is namespace %s's; the canary is in %s: give its webhook a key of its own namespace",
-				secret.Namespace, p.Namespace), nil).response()
-		}
-		run, err := s.flaggerRun(r.Context(), p)
-		if err != nil {
-			return s.failure(runEndpoint.kind, err)
-		}
-		return gateAnswer(run, rollback)
+// Gate answers one of Flagger's calls, body, sent with a key of secret's
+// namespace: the canary's revision (its checksum) gets one EvaluationRun,
+// made from the template ConfigMap named by metadata.template the first
+// time any call names it. The promotion gate (rollback false) answers 200
+// once the run Passed; the rollback hook (rollback true) answers 200 once it
+// cannot pass. An error is the server's to answer.
+func (f *Flagger) Gate(ctx context.Context, secret types.NamespacedName, body []byte, rollback bool) (apierror.Response, error) {
+	var p FlaggerPayload
+	if err := json.Unmarshal(body, &p); err != nil {
+		return apierror.Validation(apierror.Field{Field: apierror.BodyField, Message: "is not Flagger's webhook payload: " + err.Error()}).Response(), nil
 	}
+	if errs := p.check(); len(errs) > 0 {
+		return apierror.Validation(errs...).Response(), nil
+	}
+	if p.Namespace != secret.Namespace {
+		return apierror.New(http.StatusForbidden, apierror.CodeForbidden, fmt.Sprintf(
+			"This key is namespace %s's; the canary is in %s: give its webhook a key of its own namespace",
+			secret.Namespace, p.Namespace), nil).Response(), nil
+	}
+	run, err := f.run(ctx, p)
+	if err != nil {
+		return apierror.Response{}, err
+	}
+	return gateAnswer(run, rollback), nil
 }
 
 // check names what is missing from p.
-func (p flaggerPayload) check() []fieldError {
-	var errs []fieldError
+func (p FlaggerPayload) check() []apierror.Field {
+	var errs []apierror.Field
 	if len(validation.IsDNS1123Subdomain(p.Name)) > 0 {
-		errs = append(errs, fieldError{Field: "name", Message: "must be the canary's name"})
+		errs = append(errs, apierror.Field{Field: "name", Message: "must be the canary's name"})
 	}
 	if len(validation.IsDNS1123Label(p.Namespace)) > 0 {
-		errs = append(errs, fieldError{Field: "namespace", Message: "must be the canary's namespace"})
+		errs = append(errs, apierror.Field{Field: "namespace", Message: "must be the canary's namespace"})
 	}
 	switch {
 	case p.Checksum == "":
-		errs = append(errs, fieldError{Field: "checksum", Message: "must be the canary's revision checksum"})
+		errs = append(errs, apierror.Field{Field: "checksum", Message: "must be the canary's revision checksum"})
 	case len(p.Checksum) > maxFlaggerChecksum || !evaluationv1alpha1.ValidLineText(p.Checksum):
-		errs = append(errs, fieldError{Field: "checksum", Message: fmt.Sprintf(
+		errs = append(errs, apierror.Field{Field: "checksum", Message: fmt.Sprintf(
 			"must be the canary's revision checksum, at most %d bytes; it %s", maxFlaggerChecksum, evaluationv1alpha1.LineTextRule)})
 	}
 	if len(p.Phase) > maxFlaggerPhase || !evaluationv1alpha1.ValidLineText(p.Phase) {
-		errs = append(errs, fieldError{Field: "phase", Message: fmt.Sprintf(
+		errs = append(errs, apierror.Field{Field: "phase", Message: fmt.Sprintf(
 			"must be the canary's phase, at most %d bytes; it %s", maxFlaggerPhase, evaluationv1alpha1.LineTextRule)})
 	}
 	if len(validation.IsDNS1123Subdomain(p.Metadata["template"])) > 0 {
-		errs = append(errs, fieldError{Field: "metadata.template",
+		errs = append(errs, apierror.Field{Field: "metadata.template",
 			Message: "must name the ConfigMap holding the EvaluationRun template (key " + gates.TemplateKey + ")"})
 	}
 	if v, ok := p.Metadata["systemVersionId"]; ok && !evaluationv1alpha1.ValidResourceID(v) {
-		errs = append(errs, fieldError{Field: "metadata.systemVersionId", Message: fmt.Sprintf(
+		errs = append(errs, apierror.Field{Field: "metadata.systemVersionId", Message: fmt.Sprintf(
 			"must be the version's id: 1 to %d letters, digits, '.', '_', ':' or '-', starting with a letter or digit",
 			evaluationv1alpha1.ResourceIDMaxLength)})
 	}
 	return errs
 }
 
-// flaggerRunName is the run of one canary revision: the canary's name and
+// FlaggerRunName is the run of one canary revision: the canary's name and
 // a hash of its checksum.
-func flaggerRunName(p flaggerPayload) string {
+func FlaggerRunName(p FlaggerPayload) string {
 	sum := sha256.Sum256([]byte(p.Checksum))
 	name := p.Name
 	if len(name) > validation.DNS1123SubdomainMaxLength-11 {
@@ -163,58 +171,58 @@ func flaggerRunName(p flaggerPayload) string {
 	return name + "-" + hex.EncodeToString(sum[:])[:10]
 }
 
-// flaggerRun is the canary revision's run: the one that exists, or a new
+// run is the canary revision's run: the one that exists, or a new
 // one from the template, within the namespace's budget.
-func (s *Server) flaggerRun(ctx context.Context, p flaggerPayload) (*evaluationv1alpha1.EvaluationRun, error) {
-	key := types.NamespacedName{Namespace: p.Namespace, Name: flaggerRunName(p)}
+func (f *Flagger) run(ctx context.Context, p FlaggerPayload) (*evaluationv1alpha1.EvaluationRun, error) {
+	key := types.NamespacedName{Namespace: p.Namespace, Name: FlaggerRunName(p)}
 	run := &evaluationv1alpha1.EvaluationRun{}
-	err := s.opts.Cache.Get(ctx, key, run)
+	err := f.Cache.Get(ctx, key, run)
 	if !apierrors.IsNotFound(err) {
 		return run, err
 	}
-	run, err = s.runFromTemplate(ctx, p, key)
+	run, err = f.runFromTemplate(ctx, p, key)
 	if err != nil {
 		return nil, err
 	}
-	settle, err := s.checkBudget(ctx, runEndpoint, parsedRequest{obj: run})
+	settle, err := f.Quotas.Reserve(ctx, kindRun, run, false)
 	if err != nil {
 		return nil, err
 	}
-	err = s.opts.Client.Create(ctx, run)
+	err = f.Client.Create(ctx, run)
 	settle(err == nil)
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return run, nil // another call made it: both wait for one verdict
 	case apierrors.IsInvalid(err):
-		return nil, conflict("The template %s does not make a valid EvaluationRun: %s", p.Metadata["template"],
+		return nil, apierror.Conflict("The template %s does not make a valid EvaluationRun: %s", p.Metadata["template"],
 			quote.Bounded(err.Error()))
 	case err != nil:
-		return nil, writeError(nil, err, "creating the EvaluationRun")
+		return nil, apierror.WriteFailed(nil, err, "creating the EvaluationRun")
 	}
-	s.log.Info("Created the EvaluationRun of a Flagger canary", "namespace", p.Namespace, "name", key.Name,
+	f.Log.Info("Created the EvaluationRun of a Flagger canary", "namespace", p.Namespace, "name", key.Name,
 		"canary", p.Name, "checksum", quote.Prefix(p.Checksum))
 	return run, nil
 }
 
 // runFromTemplate is the run made from the ConfigMap p names.
-func (s *Server) runFromTemplate(ctx context.Context, p flaggerPayload, key types.NamespacedName) (
+func (f *Flagger) runFromTemplate(ctx context.Context, p FlaggerPayload, key types.NamespacedName) (
 	*evaluationv1alpha1.EvaluationRun, error) {
 	name := p.Metadata["template"]
 	cm := &corev1.ConfigMap{}
-	err := s.opts.Reader.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: name}, cm)
+	err := f.Reader.Get(ctx, types.NamespacedName{Namespace: p.Namespace, Name: name}, cm)
 	if apierrors.IsNotFound(err) {
-		return nil, conflict("The template ConfigMap %s does not exist in %s", name, p.Namespace)
+		return nil, apierror.Conflict("The template ConfigMap %s does not exist in %s", name, p.Namespace)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s: %w", name, err)
 	}
 	data, ok := cm.Data[gates.TemplateKey]
 	if !ok {
-		return nil, conflict("The ConfigMap %s has no key %s", name, gates.TemplateKey)
+		return nil, apierror.Conflict("The ConfigMap %s has no key %s", name, gates.TemplateKey)
 	}
 	run, err := gates.FromTemplate([]byte(data), p.Namespace)
 	if errors.Is(err, gates.ErrNotEvaluationRun) {
-		return nil, conflict("The ConfigMap %s's %s: %s", name, gates.TemplateKey, err.Error())
+		return nil, apierror.Conflict("The ConfigMap %s's %s: %s", name, gates.TemplateKey, err.Error())
 	}
 	if err != nil {
 		return nil, err
@@ -232,7 +240,7 @@ func (s *Server) runFromTemplate(ctx context.Context, p flaggerPayload, key type
 }
 
 // gateAnswer is the answer of the promotion gate or the rollback hook on run.
-func gateAnswer(run *evaluationv1alpha1.EvaluationRun, rollback bool) response {
+func gateAnswer(run *evaluationv1alpha1.EvaluationRun, rollback bool) apierror.Response {
 	verdict, why := verdictOf(run)
 	ok := verdict == "Passed"
 	if rollback {
@@ -240,20 +248,20 @@ func gateAnswer(run *evaluationv1alpha1.EvaluationRun, rollback bool) response {
 	}
 	details := map[string]any{"evaluationRun": run.Name, "namespace": run.Namespace, "verdict": verdict}
 	if ok {
-		return response{status: http.StatusOK, body: details}
+		return apierror.Response{Status: http.StatusOK, Body: details}
 	}
 	where := fmt.Sprintf("evaluationrun/%s in %s", run.Name, run.Namespace)
-	var e *apiError
+	var e *apierror.Error
 	switch verdict {
 	case "":
-		e = newAPIError(http.StatusConflict, CodeEvaluationPending, where+" has no verdict yet: "+why, details)
+		e = apierror.New(http.StatusConflict, CodeEvaluationPending, where+" has no verdict yet: "+why, details)
 	case "Passed":
-		e = newAPIError(http.StatusConflict, CodeEvaluationPassed, where+" Passed: no rollback", details)
+		e = apierror.New(http.StatusConflict, CodeEvaluationPassed, where+" Passed: no rollback", details)
 	default:
-		e = newAPIError(http.StatusPreconditionFailed, CodeEvaluationNotPassed, where+" is "+verdict+": "+why, details)
+		e = apierror.New(http.StatusPreconditionFailed, CodeEvaluationNotPassed, where+" is "+verdict+": "+why, details)
 	}
-	e.header = http.Header{ShouldRetryHeader: {"false"}}
-	return e.response()
+	e.Header = http.Header{apierror.ShouldRetryHeader: {"false"}}
+	return e.Response()
 }
 
 // verdictOf is run's verdict and why; a run stalled for a person counts as

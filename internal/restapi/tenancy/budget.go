@@ -14,26 +14,22 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package tenancy
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/quote"
+	"github.com/eval-operator/eval-operator/internal/kinds"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
 
 // A tenant's footprint is bounded per namespace and per kind, in objects;
@@ -62,27 +58,19 @@ type Budget struct {
 // records (85 KB of bits: 500,000 score writes, 2.8 hours of the write budget).
 var DefaultBudget = Budget{Metrics: 500, Testsets: 100, EvaluationRuns: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
 
-// CodeQuotaExceeded: the namespace holds as many objects of the kind as its
-// budget or ResourceQuota allows; retrying does not help until some are deleted.
-const CodeQuotaExceeded = "QUOTA_EXCEEDED"
-
-// CodeForbidden: the Kubernetes API server refused the write because the
-// namespace is being deleted.
-const CodeForbidden = "FORBIDDEN"
-
-// limitOf returns the budget of kind and a list to count it with.
-func (b Budget) limitOf(kind string) (int, client.ObjectList) {
+// limitOf returns the budget of kind.
+func (b Budget) limitOf(kind string) int {
 	switch kind {
 	case "Metric":
-		return b.Metrics, &evaluationv1alpha1.MetricList{}
+		return b.Metrics
 	case "Testset":
-		return b.Testsets, &evaluationv1alpha1.TestsetList{}
+		return b.Testsets
 	case "EvaluationRun":
-		return b.EvaluationRuns, &evaluationv1alpha1.EvaluationRunList{}
+		return b.EvaluationRuns
 	case "TestsetDeletion":
-		return b.TestsetDeletions, &evaluationv1alpha1.TestsetDeletionList{}
+		return b.TestsetDeletions
 	default:
-		return b.TestcaseDeletions, &evaluationv1alpha1.TestcaseDeletionList{}
+		return b.TestcaseDeletions
 	}
 }
 
@@ -105,62 +93,80 @@ func (b Budget) withDefaults() Budget {
 	return b
 }
 
-// checkBudget admits the create of req when the namespace's budget of the
-// kind has room, or when req replays an earlier create (same
+// Quotas holds each namespace to its budget of objects of each kind.
+type Quotas struct {
+	budget Budget
+	// cache is where the objects are counted: the manager's.
+	cache cache.Cache
+	now   func() time.Time
+	// ledgers serialise each namespace's creates of a kind.
+	ledgers ledgers
+}
+
+// NewQuotas holds namespaces to budget (its zero fields take DefaultBudget's),
+// counting what c holds, on the clock now.
+func NewQuotas(budget Budget, c cache.Cache, now func() time.Time) *Quotas {
+	return &Quotas{budget: budget.withDefaults(), cache: c, now: now}
+}
+
+// Reserve admits the create of obj, of kind, when the namespace's budget of
+// the kind has room, or when the create is a replay of an earlier one (same
 // Idempotency-Key), which creates nothing. It reads the cache only: no
 // API-server request. An admitted create holds a reservation until it
 // calls settle, once, with whether it created the object; the
 // namespace's other creates count it meanwhile, and run alongside it.
-func (s *Server) checkBudget(ctx context.Context, ep *endpoint, req parsedRequest) (settle func(created bool), err error) {
-	limit, list := s.opts.Budget.limitOf(ep.kind)
-	name := req.obj.GetName() // nameResource named it
-	ledger := s.ledgers.acquire(req.obj.GetNamespace(), ep.kind)
+func (q *Quotas) Reserve(ctx context.Context, kind string, obj client.Object, replay bool) (settle func(created bool), err error) {
+	limit := q.budget.limitOf(kind)
+	name := obj.GetName()
+	ledger := q.ledgers.acquire(obj.GetNamespace(), kind)
 	settle = func(created bool) {
-		ledger.settle(name, created, s.opts.Now())
-		s.ledgers.release(ledger)
+		ledger.settle(name, created, q.now())
+		q.ledgers.release(ledger)
 	}
-	room, err := s.reserve(ctx, ledger, list, limit, ep, req)
+	room, err := q.reserve(ctx, ledger, limit, kind, obj, replay)
 	if err != nil || !room {
-		s.ledgers.release(ledger)
+		q.ledgers.release(ledger)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("counting %s objects: %w", ep.kind, err)
+		return nil, fmt.Errorf("counting %s objects: %w", kind, err)
 	}
 	if !room {
-		return nil, quotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, ep.kind),
-			map[string]any{"kind": ep.kind, "limit": limit})
+		return nil, apierror.QuotaExceeded(fmt.Sprintf("This namespace holds %d %s objects, its budget; delete some before creating more", limit, kind),
+			map[string]any{"kind": kind, "limit": limit})
 	}
 	return settle, nil
 }
 
 // reserve counts the objects of the kind under the ledger's lock and, when
-// there is room (or req replays an earlier create), reserves one for req.
-func (s *Server) reserve(ctx context.Context, l *ledger, list client.ObjectList, limit int, ep *endpoint, req parsedRequest) (
-	bool, error,
-) {
+// there is room (or obj's create is a replay), reserves one for obj.
+func (q *Quotas) reserve(ctx context.Context, l *ledger, limit int, kind string, obj client.Object, replay bool) (bool, error) {
+	info, ok := kinds.Of(kind)
+	if !ok || info.New == nil {
+		return false, fmt.Errorf("no budget for kind %s", kind)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cached, err := s.held(ctx, ep, list, req.obj.GetNamespace())
+	cached, err := q.held(ctx, info, obj.GetNamespace())
 	if err != nil {
 		return false, err
 	}
-	room := l.count(cached, s.opts.Now()) < limit
-	if !room && req.idemKey != "" {
-		room = s.opts.Cache.Get(ctx, client.ObjectKeyFromObject(req.obj), ep.newObject()) == nil
+	room := l.count(cached, q.now()) < limit
+	if !room && replay {
+		room = q.cache.Get(ctx, client.ObjectKeyFromObject(obj), info.New()) == nil
 	}
 	if room {
-		l.reserved[req.obj.GetName()]++
+		l.reserved[obj.GetName()]++
 	}
 	return room, nil
 }
 
-// held reads the names of what the cache holds of ep's kind in namespace.
+// held reads the names of what the cache holds of kind in namespace.
 // Where the informer shows its index (a cache of all namespaces), they are
 // read from the namespace index and no object is copied: listing a namespace
 // of thousands would copy every object, under the ledger's lock, for each
 // create. Otherwise (a cache limited by --watch-namespaces) it lists.
-func (s *Server) held(ctx context.Context, ep *endpoint, list client.ObjectList, namespace string) (*heldNames, error) {
-	informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
+func (q *Quotas) held(ctx context.Context, kind kinds.Info, namespace string) (*heldNames, error) {
+	informer, err := q.cache.GetInformer(ctx, kind.New())
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +191,8 @@ func (s *Server) held(ctx context.Context, ep *endpoint, list client.ObjectList,
 		}
 		return h, nil
 	}
-	if err := s.opts.Cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+	list := kind.NewList()
+	if err := q.cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	h.names = make([]string, 0, meta.LenList(list))
@@ -307,36 +314,4 @@ func (l *ledger) count(cached *heldNames, now time.Time) int {
 		}
 	}
 	return n
-}
-
-func quotaExceeded(message string, details map[string]any) *apiError {
-	e := newAPIError(http.StatusForbidden, CodeQuotaExceeded, message, details)
-	e.header = http.Header{ShouldRetryHeader: {"false"}}
-	return e
-}
-
-// forbiddenWrite maps the API server's Forbidden answer to a create that
-// is the tenant's situation, a full ResourceQuota or a namespace being
-// deleted, to a 403 that says why, and is nil for any other error: another
-// Forbidden (RBAC) is the server's own fault, a 500. failure logs the
-// refusal once, at V(1), without a stack trace.
-func forbiddenWrite(err error) *apiError {
-	var status apierrors.APIStatus
-	if !apierrors.IsForbidden(err) || !errors.As(err, &status) {
-		return nil
-	}
-	st := status.Status()
-	message := "The Kubernetes API server refused the write: " + quote.Bounded(st.Message)
-	var e *apiError
-	switch {
-	case strings.Contains(st.Message, "exceeded quota"): // the quota admission plugin's wording
-		e = quotaExceeded(message, nil)
-	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
-		e = newAPIError(http.StatusForbidden, CodeForbidden, message, nil)
-		e.header = http.Header{ShouldRetryHeader: {"false"}}
-	default:
-		return nil
-	}
-	e.note = err
-	return e
 }

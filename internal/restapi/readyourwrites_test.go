@@ -33,7 +33,7 @@ import (
 
 var _ = Describe("Reads after a create answered before the cache showed it", func() {
 	var (
-		u      *unseen
+		u      *unseenCreates
 		cache  client.Client // what the cache shows: nothing, unless a spec puts it there
 		now    time.Time
 		metric = func(ns, name string) *evaluationv1alpha1.Metric {
@@ -42,7 +42,7 @@ var _ = Describe("Reads after a create answered before the cache showed it", fun
 	)
 	BeforeEach(func() {
 		now = time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-		u = newUnseen(10 * time.Second)
+		u = newUnseenCreates(10 * time.Second)
 		u.now = func() time.Time { return now }
 		cache = fake.NewClientBuilder().WithScheme(framework.Scheme()).Build()
 	})

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// unseen gives the clients of one server read-your-writes without making
+// unseenCreates gives the clients of one server read-your-writes without making
 // a create wait for the cache. In standalone mode a POST is answered as
 // soon as its Metric is committed; under load the cache shows it tens of
 // milliseconds later, and waiting for that halved the server's throughput.
@@ -35,7 +35,7 @@ import (
 // not shown yet, and a read in their namespace (GET, list, PATCH, DELETE)
 // waits for those only: right after a create it waits as the create used
 // to, any other time not at all.
-type unseen struct {
+type unseenCreates struct {
 	// expiry bounds how long a create counts: one whose Metric the cache
 	// never shows (deleted at once, and a relist skipped both events) must
 	// not hold up its namespace's reads for good.
@@ -50,14 +50,14 @@ type unseen struct {
 	changed chan struct{}
 }
 
-func newUnseen(expiry time.Duration) *unseen {
-	return &unseen{expiry: expiry, now: time.Now, created: map[string]map[types.UID]time.Time{},
+func newUnseenCreates(expiry time.Duration) *unseenCreates {
+	return &unseenCreates{expiry: expiry, now: time.Now, created: map[string]map[types.UID]time.Time{},
 		changed: make(chan struct{})}
 }
 
 // add records a committed create of obj, unless reader (the cache) shows
 // it already: its watch event may have come before the create's answer.
-func (u *unseen) add(ctx context.Context, reader client.Reader, obj client.Object) {
+func (u *unseenCreates) add(ctx context.Context, reader client.Reader, obj client.Object) {
 	u.mu.Lock()
 	ns := u.created[obj.GetNamespace()]
 	if ns == nil {
@@ -78,10 +78,10 @@ func (u *unseen) add(ctx context.Context, reader client.Reader, obj client.Objec
 	}
 }
 
-func (u *unseen) expired(at time.Time) bool { return u.now().Sub(at) >= u.expiry }
+func (u *unseenCreates) expired(at time.Time) bool { return u.now().Sub(at) >= u.expiry }
 
 // seen forgets the create of obj, if it was unseen.
-func (u *unseen) seen(obj client.Object) {
+func (u *unseenCreates) seen(obj client.Object) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	ns := u.created[obj.GetNamespace()]
@@ -99,19 +99,19 @@ func (u *unseen) seen(obj client.Object) {
 // wait returns once the cache shows every create of namespace recorded
 // before the call (creates after it are not this read's to see), when they
 // expire, or when ctx ends: the read then answers from the cache as it is.
-func (u *unseen) wait(ctx context.Context, namespace string) {
+func (u *unseenCreates) wait(ctx context.Context, namespace string) {
 	u.waitFor(ctx, namespace, u.pendingIn(namespace))
 }
 
 // pendingIn returns the unseen creates of namespace.
-func (u *unseen) pendingIn(namespace string) map[types.UID]time.Time {
+func (u *unseenCreates) pendingIn(namespace string) map[types.UID]time.Time {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return maps.Clone(u.created[namespace])
 }
 
 // waitFor waits for the creates before of namespace, as wait does.
-func (u *unseen) waitFor(ctx context.Context, namespace string, before map[types.UID]time.Time) {
+func (u *unseenCreates) waitFor(ctx context.Context, namespace string, before map[types.UID]time.Time) {
 	if len(before) == 0 {
 		return
 	}
@@ -134,7 +134,7 @@ func (u *unseen) waitFor(ctx context.Context, namespace string, before map[types
 
 // left reports whether a create of before is still unseen and counts, and
 // returns the channel closed at the next change.
-func (u *unseen) left(namespace string, before map[types.UID]time.Time) (bool, <-chan struct{}) {
+func (u *unseenCreates) left(namespace string, before map[types.UID]time.Time) (bool, <-chan struct{}) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for uid, at := range before {
@@ -146,7 +146,7 @@ func (u *unseen) left(namespace string, before map[types.UID]time.Time) (bool, <
 }
 
 // handler is an informer event handler that marks creates seen.
-func (u *unseen) handler() toolscache.ResourceEventHandler {
+func (u *unseenCreates) handler() toolscache.ResourceEventHandler {
 	see := func(obj any) {
 		if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 			obj = tombstone.Obj

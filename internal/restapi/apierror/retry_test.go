@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package apierror
 
 import (
 	"errors"
@@ -57,12 +57,12 @@ func TestAdviseRetry(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := withAttempt(httptest.NewRequest(http.MethodPost, "/", nil))
+			r := WithAttempt(httptest.NewRequest(http.MethodPost, "/", nil))
 			if tc.idemKey != "" {
 				r.Header.Set(IdempotencyKeyHeader, tc.idemKey)
 			}
 			if tc.wrote {
-				noteWrite(r.Context(), tc.writeErr)
+				NoteWrite(r.Context(), tc.writeErr)
 			}
 			h := http.Header{}
 			adviseRetry(h, tc.status, r)
@@ -77,7 +77,7 @@ func TestAdviseRetry(t *testing.T) {
 }
 
 func TestAdviseRetryKeepsTheAPIServersDelay(t *testing.T) {
-	r := withAttempt(httptest.NewRequest(http.MethodPost, "/", nil))
+	r := WithAttempt(httptest.NewRequest(http.MethodPost, "/", nil))
 	h := http.Header{"Retry-After": {"7"}}
 	adviseRetry(h, http.StatusServiceUnavailable, r)
 	if h.Get("Retry-After") != "7" || h.Get(ShouldRetryHeader) != "true" {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package tenancy
 
 import (
 	"context"
@@ -26,21 +26,38 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 )
+
+var rejectionsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "evaloperator_rest_rejections_total",
+	Help: "Requests the built-in REST server refused with 429 before doing anything, by reason: " +
+		"inflight (the server is full), tenant_inflight (the key's namespace has its share in flight) " +
+		"tenant_rate (the namespace is over its write rate), tenant_read_rate (over its read rate) or unauthenticated_rate (requests without a valid key, together).",
+}, []string{"reason"})
+
+func init() {
+	metrics.Registry.MustRegister(rejectionsTotal)
+}
 
 // Why a request was refused admission: the label values of rejectionsTotal.
 const (
-	rejectInflight       = "inflight"
-	rejectTenantInflight = "tenant_inflight"
-	rejectTenantRate     = "tenant_rate"
-	// rejectTenantReadRate: the namespace is over its read budget (GET).
-	rejectTenantReadRate = "tenant_read_rate"
-	// rejectUnauthenticatedRate: requests without a valid key, all together.
-	rejectUnauthenticatedRate = "unauthenticated_rate"
+	// RejectInflight: the server has MaxInflight requests in flight.
+	RejectInflight = "inflight"
+	// RejectTenantInflight: the namespace holds its share of them.
+	RejectTenantInflight = "tenant_inflight"
+	// RejectTenantRate: the namespace is over its write budget.
+	RejectTenantRate = "tenant_rate"
+	// RejectTenantReadRate: the namespace is over its read budget (GET).
+	RejectTenantReadRate = "tenant_read_rate"
+	// RejectUnauthenticatedRate: requests without a valid key, all together.
+	RejectUnauthenticatedRate = "unauthenticated_rate"
 )
 
 // tenantShare is the share of the requests in flight one tenant may hold:
@@ -63,14 +80,14 @@ const (
 // unauthenticatedBudget is the one bucket every request without a valid key
 // shares: answering 401 is cheap, but not free, so a stream of them cannot
 // take the CPU from the tenants.
-var unauthenticatedBudget = budget{qps: 80, burst: 320}
+var unauthenticatedBudget = Rate{QPS: 80, Burst: 320}
 
 // inflightRetryAfter is the Retry-After of a request refused because the
 // server is full: requests in flight finish within milliseconds to the sync
 // timeout, so a second is a fair first guess.
 const inflightRetryAfter = 1
 
-// admission bounds the work the server takes on, before any body is read
+// Admission bounds the work the server takes on, before any body is read
 // or anything written: requests in flight over the whole server, and the
 // rate of each tenant (the namespace of its key's Secret), so one tenant that
 // floods the server is refused without slowing the others down. Reads and
@@ -79,17 +96,17 @@ const inflightRetryAfter = 1
 // is an API-server write and, with a service, a call on its budget; so an
 // SDK that pages a list does not spend the budget of its creates. Admission
 // takes one token; a request that turns out to cost more pays the rest once
-// its size is known (charge). A tenant also holds at most a sixteenth of the
+// its size is known (Charge). A tenant also holds at most a sixteenth of the
 // requests in flight (tenantShare): its admitted requests wait for the
 // reconciler, and could otherwise fill the server and the reconcilers'
 // workers ahead of every other tenant's.
-type admission struct {
+type Admission struct {
 	inflight chan struct{}
 	// tenantInflight is how many requests one tenant may have in flight;
 	// queueWait how long one waits for a place.
 	tenantInflight int
 	queueWait      time.Duration
-	writes, reads  budget
+	writes, reads  Rate
 	now            func() time.Time
 
 	mu sync.Mutex
@@ -101,13 +118,13 @@ type admission struct {
 	unauthenticated *rate.Limiter
 }
 
-// budget is a token bucket's refill rate and depth.
-type budget struct {
-	qps   float64
-	burst int
+// Rate is a token bucket's refill rate and depth.
+type Rate struct {
+	QPS   float64
+	Burst int
 }
 
-func (b budget) limiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(b.qps), b.burst) }
+func (b Rate) limiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(b.QPS), b.Burst) }
 
 type tenantState struct {
 	writes, reads *rate.Limiter
@@ -118,8 +135,10 @@ type tenantState struct {
 	freed   chan struct{}
 }
 
-func newAdmission(maxInflight int, writes, reads budget, now func() time.Time) *admission {
-	return &admission{
+// NewAdmission admits at most maxInflight requests at once, and each
+// tenant's writes and reads at the rates writes and reads, on the clock now.
+func NewAdmission(maxInflight int, writes, reads Rate, now func() time.Time) *Admission {
+	return &Admission{
 		inflight:        make(chan struct{}, maxInflight),
 		tenantInflight:  max(1, maxInflight/tenantShare),
 		queueWait:       tenantQueueWait,
@@ -131,11 +150,11 @@ func newAdmission(maxInflight int, writes, reads budget, now func() time.Time) *
 	}
 }
 
-// enter admits a request of tenant ("" for one without a valid key, which
+// Enter admits a request of tenant ("" for one without a valid key, which
 // takes no tenant's tokens but the unauthenticated bucket's), a read or a
 // write, or returns the 429 that refuses it. An admitted request calls the
 // returned leave when it is done.
-func (a *admission) enter(ctx context.Context, tenant string, write bool) (leave func(), refusal *apiError) {
+func (a *Admission) Enter(ctx context.Context, tenant string, write bool) (leave func(), refusal *apierror.Error) {
 	leaveTenant, refusal := a.enterTenant(ctx, tenant, write)
 	if refusal != nil {
 		return nil, refusal
@@ -145,7 +164,7 @@ func (a *admission) enter(ctx context.Context, tenant string, write bool) (leave
 		return func() { <-a.inflight; leaveTenant(false) }, nil
 	default:
 		leaveTenant(true) // the tenant did not get to use its token
-		return nil, tooManyRequests(rejectInflight, inflightRetryAfter,
+		return nil, tooManyRequests(RejectInflight, inflightRetryAfter,
 			"The server has too many requests in flight")
 	}
 }
@@ -154,7 +173,7 @@ func (a *admission) enter(ctx context.Context, tenant string, write bool) (leave
 // places, waiting in the tenant's line for a place (see tenantQueueWait);
 // leave gives the place back, and the token too when refund is set. A
 // refused request keeps neither.
-func (a *admission) enterTenant(ctx context.Context, tenant string, write bool) (leave func(refund bool), refusal *apiError) {
+func (a *Admission) enterTenant(ctx context.Context, tenant string, write bool) (leave func(refund bool), refusal *apierror.Error) {
 	if tenant == "" {
 		return a.enterUnauthenticated()
 	}
@@ -168,9 +187,9 @@ func (a *admission) enterTenant(ctx context.Context, tenant string, write bool) 
 	if t.inflight >= a.tenantInflight && t.waiting >= tenantQueueDepth {
 		return nil, tenantFull()
 	}
-	bucket, reason, kind := t.reads, rejectTenantReadRate, "reads"
+	bucket, reason, kind := t.reads, RejectTenantReadRate, "reads"
 	if write {
-		bucket, reason, kind = t.writes, rejectTenantRate, "writes"
+		bucket, reason, kind = t.writes, RejectTenantRate, "writes"
 	}
 	now := a.now()
 	reservation := bucket.ReserveN(now, 1)
@@ -198,7 +217,7 @@ func (a *admission) enterTenant(ctx context.Context, tenant string, write bool) 
 
 // waitForPlace waits, a.mu held on entry and return, until t has an
 // in-flight place free, for at most queueWait; it reports whether one is.
-func (a *admission) waitForPlace(ctx context.Context, t *tenantState) bool {
+func (a *Admission) waitForPlace(ctx context.Context, t *tenantState) bool {
 	if t.inflight < a.tenantInflight {
 		return true
 	}
@@ -223,21 +242,21 @@ func (a *admission) waitForPlace(ctx context.Context, t *tenantState) bool {
 	return true
 }
 
-func tenantFull() *apiError {
-	return tooManyRequests(rejectTenantInflight, inflightRetryAfter,
+func tenantFull() *apierror.Error {
+	return tooManyRequests(RejectTenantInflight, inflightRetryAfter,
 		"This API key's namespace has too many requests in flight")
 }
 
-// charge draws n more reads or writes from tenant's budget, for an
+// Charge draws n more reads or writes from tenant's budget, for an
 // admitted request that costs more than the one admission paid for: a bulk
 // deletion sends the service a call per batch, a Metric the cache holds
 // without its texts is read whole from the API server, and a Metric with
-// long texts is written whole (see textCost). The
+// long texts is written whole (see TextCost). The
 // bucket may go into debt: the tenant's next requests of the kind are
 // refused until it is paid, so however large its requests, a tenant costs
 // the service and the API server no more than its budget. refund gives the
 // tokens back, for a request that ended up creating nothing.
-func (a *admission) charge(tenant string, write bool, n int) (refund func()) {
+func (a *Admission) Charge(tenant string, write bool, n int) (refund func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t := a.tenants[tenant]
@@ -251,7 +270,7 @@ func (a *admission) charge(tenant string, write bool, n int) (refund func()) {
 	now := a.now()
 	var drawn []*rate.Reservation
 	for n > 0 { // a reservation holds at most a burst
-		k := min(n, max(1, b.burst))
+		k := min(n, max(1, b.Burst))
 		drawn = append(drawn, bucket.ReserveN(now, k))
 		n -= k
 	}
@@ -264,18 +283,18 @@ func (a *admission) charge(tenant string, write bool, n int) (refund func()) {
 	}
 }
 
-// textCostUnit is the text one read or one write of a tenant's budget pays
+// TextCostUnit is the text one read or one write of a tenant's budget pays
 // for. A Metric read whole costs one read per started unit of its texts, and
 // a create or update of a Metric one write per started unit: the API server
 // and the manager decode, validate and encode the whole object at each of its
 // writes and watch events, so the largest Metrics (53 KB of texts in the
 // spec, 74 KB with the status) cost 13 to 18 times a small one, and are
 // paid in proportion.
-const textCostUnit = 4 << 10
+const TextCostUnit = 4 << 10
 
-// textCost is what reading m whole, or writing it, costs a tenant's budget.
-func textCost(m *evaluationv1alpha1.Metric) int {
-	return max(1, (m.TextBytes()+textCostUnit-1)/textCostUnit)
+// TextCost is what reading m whole, or writing it, costs a tenant's budget.
+func TextCost(m *evaluationv1alpha1.Metric) int {
+	return max(1, (m.TextBytes()+TextCostUnit-1)/TextCostUnit)
 }
 
 // retryAfterSeconds rounds a bucket's delay up to whole seconds, at least 1.
@@ -286,26 +305,27 @@ func retryAfterSeconds(delay time.Duration) int {
 	return max(1, int(math.Ceil(delay.Seconds())))
 }
 
-func tooManyRequests(reason string, retryAfter int, message string) *apiError {
+func tooManyRequests(reason string, retryAfter int, message string) *apierror.Error {
 	rejectionsTotal.WithLabelValues(reason).Inc()
-	e := newAPIError(http.StatusTooManyRequests, evalapi.CodeRateLimited,
+	e := apierror.New(http.StatusTooManyRequests, evalapi.CodeRateLimited,
 		fmt.Sprintf("%s; retry in %d s", message, retryAfter), map[string]any{"reason": reason})
-	e.header = http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}
+	e.Header = http.Header{"Retry-After": {strconv.Itoa(retryAfter)}}
 	return e
 }
 
-// admit wraps an operation's handler with the checks every request passes
-// before its handler runs: one Authorization header at most, then admission.
-func (s *Server) admit(next http.Handler) http.Handler {
+// Admit wraps an operation's handler with the checks every request passes
+// before its handler runs: one Authorization header at most, then
+// admission, the tenant being the namespace keys grant the request.
+func (a *Admission) Admit(keys *Keyring, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.Header.Values("Authorization")) > 1 {
-			write(w, r, validationError(fieldError{Field: "Authorization",
-				Message: "must be sent once"}).response())
+			apierror.Write(w, r, apierror.Validation(apierror.Field{Field: "Authorization",
+				Message: "must be sent once"}).Response())
 			return
 		}
-		leave, refusal := s.admission.enter(r.Context(), s.tenant(r), isWrite(r.Method))
+		leave, refusal := a.Enter(r.Context(), keys.tenant(r), isWrite(r.Method))
 		if refusal != nil {
-			write(w, r, refusal.response())
+			apierror.Write(w, r, refusal.Response())
 			return
 		}
 		defer leave()
@@ -321,8 +341,8 @@ func isWrite(method string) bool {
 
 // tenant is the namespace the request's key grants, or "" when the key is
 // missing or unknown: the handler answers that 401 itself.
-func (s *Server) tenant(r *http.Request) string {
-	secret, ok, err := s.keys.keyOf(r)
+func (k *Keyring) tenant(r *http.Request) string {
+	secret, ok, err := k.KeyOf(r)
 	if err != nil || !ok {
 		return ""
 	}
@@ -334,12 +354,12 @@ func (s *Server) tenant(r *http.Request) string {
 // of them must not take the CPU. It holds tenantShare tenants' worth of
 // tokens, so people with a mistyped key are rarely refused, and takes no
 // in-flight place of its own beyond the server's bound.
-func (a *admission) enterUnauthenticated() (leave func(refund bool), refusal *apiError) {
+func (a *Admission) enterUnauthenticated() (leave func(refund bool), refusal *apierror.Error) {
 	now := a.now()
 	reservation := a.unauthenticated.ReserveN(now, 1)
 	if delay := reservation.DelayFrom(now); !reservation.OK() || delay > 0 {
 		reservation.CancelAt(now)
-		return nil, tooManyRequests(rejectUnauthenticatedRate, retryAfterSeconds(delay),
+		return nil, tooManyRequests(RejectUnauthenticatedRate, retryAfterSeconds(delay),
 			"Requests without a valid API key arrive faster than the server admits")
 	}
 	return func(refund bool) {

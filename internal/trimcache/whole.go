@@ -14,13 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package metriccache says whether an object was read from the manager's
+// Package trimcache says whether an object was read from the manager's
 // cache without its texts (a settled Metric), ids (a finished bulk
 // deletion) or executor template (an EvaluationRun), reads such an object
 // whole, and guards writes against a trimmed copy (Guard). The reconcilers
 // and the REST server read an object whole here before they need what the
 // cache left out.
-package metriccache
+package trimcache
 
 import (
 	"context"

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+package tenancy
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
-// tenants are the namespaces the server serves: those whose labels match
+// Tenants are the namespaces the server serves: those whose labels match
 // Options.NamespaceSelector (--rest-namespace-selector), so that a cluster
 // admin opts namespaces in. The keys of a namespace it does not serve are
 // unknown to the server: their requests are answered 401, as for any unknown
@@ -35,22 +35,22 @@ import (
 //
 // No RBAC marker: reading namespaces (get, list, watch, cluster-wide) is
 // granted by the installers only when a selector is set.
-type tenants struct {
+type Tenants struct {
 	// informer lists and watches the selected namespaces; nil when every
 	// namespace is served, so no namespace is read.
 	informer toolscache.SharedIndexInformer
 }
 
-func newTenants(cs kubernetes.Interface, selector labels.Selector) (*tenants, error) {
+func NewTenants(cs kubernetes.Interface, selector labels.Selector) (*Tenants, error) {
 	if selector == nil || selector.Empty() {
-		return &tenants{}, nil
+		return &Tenants{}, nil
 	}
 	informer := coreinformers.NewFilteredNamespaceInformer(cs, 0, toolscache.Indexers{},
 		func(o *metav1.ListOptions) { o.LabelSelector = selector.String() })
 	if err := informer.SetTransform(keepOnlyName); err != nil {
 		return nil, fmt.Errorf("setting the namespace transform: %w", err)
 	}
-	return &tenants{informer: informer}, nil
+	return &Tenants{informer: informer}, nil
 }
 
 // keepOnlyName drops all of a namespace but its name: the watch's label
@@ -65,7 +65,7 @@ func keepOnlyName(obj any) (any, error) {
 }
 
 // informers are what run must start and wait for.
-func (t *tenants) informers() []toolscache.SharedIndexInformer {
+func (t *Tenants) informers() []toolscache.SharedIndexInformer {
 	if t.informer == nil {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (t *tenants) informers() []toolscache.SharedIndexInformer {
 }
 
 // serves reports whether the server serves the keys of namespace.
-func (t *tenants) serves(namespace string) bool {
+func (t *Tenants) serves(namespace string) bool {
 	if t.informer == nil {
 		return true
 	}

@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package restapi
+// Package tenancy is who may use the REST server and how much: the API
+// keys and the namespaces (tenants) they grant, each tenant's admission
+// (requests in flight, read and write rates), its budget of objects per
+// kind, and the managementPolicies that forbid a write.
+package tenancy
 
 import (
 	"context"
@@ -41,27 +45,27 @@ import (
 // keyHashIndex indexes the key Secrets by the hex SHA-256 of their apiKey.
 const keyHashIndex = "apiKeyHash"
 
-// keyring knows the API keys the server accepts: the apiKey of every Secret
+// Keyring knows the API keys the server accepts: the apiKey of every Secret
 // labelled evaluation.eval-operator.dev/api-key=true, in the watched
 // namespaces (all, or Options.Namespaces) that the server serves (tenants).
 // It reads them from informers that list and watch only those Secrets, so
 // no other Secret is ever cached, and a deleted or unlabelled Secret (the
 // watch reports both as a deletion) stops working at once.
-type keyring struct {
+type Keyring struct {
 	// informers hold the key Secrets: one for all namespaces, or one per
 	// watched namespace.
 	informers []toolscache.SharedIndexInformer
-	tenants   *tenants
+	tenants   *Tenants
 }
 
-// newKeyring returns a keyring of the key Secrets in namespaces (empty:
+// NewKeyring returns a Keyring of the key Secrets in namespaces (empty:
 // all) that tenants serves.
-func newKeyring(cs kubernetes.Interface, namespaces []string, tenants *tenants) (*keyring, error) {
+func NewKeyring(cs kubernetes.Interface, namespaces []string, tenants *Tenants) (*Keyring, error) {
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	selector := evaluationv1alpha1.APIKeyLabel + "=true"
-	k := &keyring{tenants: tenants}
+	k := &Keyring{tenants: tenants}
 	for _, ns := range namespaces {
 		informer := coreinformers.NewFilteredSecretInformer(cs, ns, 0,
 			toolscache.Indexers{keyHashIndex: indexKeyHash},
@@ -74,9 +78,9 @@ func newKeyring(cs kubernetes.Interface, namespaces []string, tenants *tenants) 
 	return k, nil
 }
 
-// run runs the informers until ctx is done; it returns once the Secrets
+// Run runs the informers until ctx is done; it returns once the Secrets
 // (and the served namespaces) are listed.
-func (k *keyring) run(ctx context.Context) error {
+func (k *Keyring) Run(ctx context.Context) error {
 	all := append(slices.Clone(k.informers), k.tenants.informers()...)
 	synced := make([]toolscache.InformerSynced, 0, len(all))
 	for _, informer := range all {
@@ -128,14 +132,14 @@ func hashKey(key []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// errAmbiguousKey: the same key is in Secrets of different namespaces, so it
+// ErrAmbiguousKey: the same key is in Secrets of different namespaces, so it
 // does not say which namespace it grants.
-var errAmbiguousKey = errors.New("the API key is held by Secrets in more than one namespace")
+var ErrAmbiguousKey = errors.New("the API key is held by Secrets in more than one namespace")
 
-// lookup returns the Secret holding key in a served namespace. When several
+// Lookup returns the Secret holding key in a served namespace. When several
 // Secrets of one namespace hold it, the first by name is used, so every
 // replica agrees.
-func (k *keyring) lookup(key string) (types.NamespacedName, bool, error) {
+func (k *Keyring) Lookup(key string) (types.NamespacedName, bool, error) {
 	if !evalapi.APIKey(key).Valid() {
 		return types.NamespacedName{}, false, nil
 	}
@@ -159,7 +163,7 @@ func (k *keyring) lookup(key string) (types.NamespacedName, bool, error) {
 	}
 	slices.SortFunc(holders, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })
 	if holders[0].Namespace != holders[len(holders)-1].Namespace {
-		return types.NamespacedName{}, false, errAmbiguousKey
+		return types.NamespacedName{}, false, ErrAmbiguousKey
 	}
 	return holders[0], true, nil
 }
@@ -173,24 +177,29 @@ const KeyScopeLabel = evaluationv1alpha1.Prefix + "api-key-scope"
 // KeyScopeGates is the KeyScopeLabel value of a gates-only key.
 const KeyScopeGates = "gates"
 
-// keyOf is the Secret holding r's key, where r may use it: a gates-only key
+// GatesPath is where the rollout gates' webhooks are served, outside the
+// API's base path: the only place a gates-only key is accepted, and where
+// a key may come as the password of Basic authentication.
+const GatesPath = "/gates/v1/"
+
+// KeyOf is the Secret holding r's key, where r may use it: a gates-only key
 // is refused outside the gate webhooks.
-func (k *keyring) keyOf(r *http.Request) (types.NamespacedName, bool, error) {
-	secret, ok, err := k.lookup(bearerToken(r))
-	if !ok || strings.HasPrefix(r.URL.Path, gatesPath) {
+func (k *Keyring) KeyOf(r *http.Request) (types.NamespacedName, bool, error) {
+	secret, ok, err := k.Lookup(bearerToken(r))
+	if !ok || strings.HasPrefix(r.URL.Path, GatesPath) {
 		return secret, ok, err
 	}
 	for _, informer := range k.informers {
 		obj, exists, _ := informer.GetIndexer().GetByKey(secret.String())
 		if exists && obj.(*corev1.Secret).Labels[KeyScopeLabel] == KeyScopeGates {
-			return types.NamespacedName{}, false, errGatesOnlyKey
+			return types.NamespacedName{}, false, ErrGatesOnlyKey
 		}
 	}
 	return secret, ok, err
 }
 
-// errGatesOnlyKey: a gates-only key was sent to the API.
-var errGatesOnlyKey = errors.New("the API key's Secret is labelled " + KeyScopeLabel + "=" + KeyScopeGates +
+// ErrGatesOnlyKey: a gates-only key was sent to the API.
+var ErrGatesOnlyKey = errors.New("the API key's Secret is labelled " + KeyScopeLabel + "=" + KeyScopeGates +
 	": it is accepted on /gates/v1/ only")
 
 // bearerToken returns the key of a request: the token of an
@@ -198,7 +207,7 @@ var errGatesOnlyKey = errors.New("the API key's Secret is labelled " + KeyScopeL
 // password of Basic authentication, since Flagger can put a credential only
 // in its webhook's URL (https://gate:<key>@host/...).
 func bearerToken(r *http.Request) string {
-	if _, password, ok := r.BasicAuth(); ok && strings.HasPrefix(r.URL.Path, gatesPath) {
+	if _, password, ok := r.BasicAuth(); ok && strings.HasPrefix(r.URL.Path, GatesPath) {
 		return password
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package metriccache_test
+package trimcache_test
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/metriccache"
+	"github.com/eval-operator/eval-operator/internal/trimcache"
 )
 
 // reader answers each Get with the next of answers, and records the
@@ -57,7 +57,7 @@ func (r *reader) Get(_ context.Context, key client.ObjectKey, obj client.Object,
 
 func trimmed() *v1alpha1.Metric {
 	return &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m", ResourceVersion: "7",
-		Annotations: map[string]string{metriccache.TrimmedAnnotation: ""}}}
+		Annotations: map[string]string{trimcache.TrimmedAnnotation: ""}}}
 }
 
 // tooLarge is what an API server answers for a version its watch cache
@@ -83,14 +83,14 @@ func TestWholeReadsAtTheCachedVersionThenFromEtcdOnlyWhenTheWatchCacheIsBehind(t
 		t.Run(tc.name, func(t *testing.T) {
 			r := &reader{answers: tc.answers}
 			m := trimmed()
-			err := metriccache.Whole(context.Background(), r, m)
+			err := trimcache.Whole(context.Background(), r, m)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("Whole: %v, want an error: %v", err, tc.wantErr)
 			}
 			if !slices.Equal(r.asked, tc.asked) {
 				t.Fatalf("read at versions %q, want %q", r.asked, tc.asked)
 			}
-			if !tc.wantErr && (metriccache.Trimmed(m) || m.ResourceVersion != "8") {
+			if !tc.wantErr && (trimcache.Trimmed(m) || m.ResourceVersion != "8") {
 				t.Fatalf("the Metric was not replaced by the whole one: %+v", m.ObjectMeta)
 			}
 		})
