@@ -153,6 +153,40 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 		Expect(dup.Status.ID).To(BeEmpty())
 	})
 
+	It("links a run to the version it names, created once the version is Ready, and stops a run whose version id is no UUID", func() {
+		startManager(up.opts)
+		Expect(k8s.Create(rootCtx, newTestset(ns, "qa", inline(`{"id":"a","question":"q0"}`)))).To(Succeed())
+		Expect(k8s.Create(rootCtx, runMetric(ns, "exact", "heuristic", "boolean"))).To(Succeed())
+		e := newRun(ns, "canary", "exact")
+		e.Spec.SystemVersionRef = &v1alpha1.ObjectRef{Name: "bot-canary"}
+		Expect(k8s.Create(rootCtx, e)).To(Succeed())
+		Eventually(readyCondition(e)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonReferencesNotReady),
+			HaveField("Message", ContainSubstring("SystemVersion bot-canary not found"))))
+
+		s := newSystem(ns, "bot")
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		v := newSystemVersion(ns, "bot-canary", "bot", `{"image":"sha256:ab"}`)
+		Expect(k8s.Create(rootCtx, v)).To(Succeed())
+		Eventually(func(g Gomega) string {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(e), e)).To(Succeed())
+			return e.Status.RunID
+		}).ShouldNot(BeEmpty())
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(v), v)).To(Succeed())
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+		Expect(e.Status.SystemVersionID).To(Equal(v.Status.ID))
+		Expect(e.Status.SystemID).To(Equal(s.Status.ID))
+		run, ok := up.Run(e.Status.RunID)
+		Expect(ok).To(BeTrue())
+		Expect(run.SystemVersionID).To(HaveValue(Equal(v.Status.ID)))
+		Expect(run.SystemID).To(HaveValue(Equal(s.Status.ID)))
+
+		bad := newRun(ns, "revision", "exact")
+		bad.Spec.SystemVersionID = "rev-abc123"
+		Expect(k8s.Create(rootCtx, bad)).To(Succeed())
+		Eventually(stalledReason(bad)).Should(Equal(v1alpha1.ReasonInvalidSystemVersionID))
+		Expect(up.Runs()).To(HaveLen(1))
+	})
+
 	It("assigns UUIDs on a standalone service, the same config the same version", func() {
 		up.opts.Service = nil
 		startManager(up.opts)

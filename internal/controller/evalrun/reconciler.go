@@ -36,6 +36,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
@@ -230,12 +231,13 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	if !conn.HoldsCopies() {
 		run.Expected = refs.testcases
 	}
-	return r.created(ctx, conn, e, run)
+	return r.created(ctx, conn, e, run, refs)
 }
 
-// created records the id of the run just created and starts its executor.
-func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run) (
-	kit.Outcome, ctrl.Result, error) {
+// created records the id of the run just created, and the version it
+// judges, and starts its executor.
+func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
+	refs refs) (kit.Outcome, ctrl.Result, error) {
 	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", conn.Service)
 	now := metav1.NewTime(r.Clock.Now())
 	e.Status.RunID, e.Status.StartTime = run.ID, &now
@@ -245,6 +247,7 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 	}
 	r.Recorder.Eventf(e, nil, corev1.EventTypeNormal, v1alpha1.ReasonCreating, "Create", "created run %s", run.ID)
 	observe(e, run)
+	e.Status.SystemVersionID, e.Status.SystemID = refs.systemVersionID, refs.systemID
 	if e.Spec.Executor != nil {
 		if _, o, err := r.startExecutor(ctx, conn, e, run); o != nil || err != nil {
 			return derefOutcome(o), ctrl.Result{}, err
@@ -266,6 +269,9 @@ func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1
 	refs, o, err := r.resolve(ctx, e, false)
 	if o != nil || err != nil {
 		return refs, o, err
+	}
+	if o := versionRefused(conn.HoldsCopies(), refs.systemVersionID); o != nil {
+		return refs, o, nil
 	}
 	if e.Spec.Executor != nil {
 		if o, err := r.checkExecutor(ctx, conn, e, refs.testsetID); o != nil || err != nil {
@@ -365,4 +371,15 @@ func (r *Reconciler) expired(ctx context.Context, e *v1alpha1.EvaluationRun) (bo
 		return false, fmt.Errorf("deleting after ttlSecondsAfterFinished: %w", err)
 	}
 	return true, nil
+}
+
+// versionRefused stops a run whose systemVersionId a real service would
+// refuse, or leave unlinked: not a UUID. A standalone service takes any id.
+func versionRefused(holdsCopies bool, id string) *kit.Outcome {
+	if !holdsCopies || id == "" || v1alpha1.ValidUUID(id) {
+		return nil
+	}
+	o := kit.Stalled(v1alpha1.ReasonInvalidSystemVersionID, fmt.Sprintf("systemVersionId %s is not a UUID, which the "+
+		"service holds version ids as; name a SystemVersion by spec.systemVersionRef, or give its id", quote.Cut(id, 64)))
+	return &o
 }

@@ -52,6 +52,10 @@ type refs struct {
 	// missing say which of them the run lost after it was created, each in
 	// a sentence: the run is judged without them.
 	missing []string
+	// systemVersionID is the version the run judges (spec.systemVersionId,
+	// or its systemVersionRef's id), systemID that version's System when
+	// the cluster knows it.
+	systemVersionID, systemID string
 }
 
 // resolve reads the run's Testset and Metrics from the cluster. Before the
@@ -61,7 +65,7 @@ type refs struct {
 // the run: it is left out and named in missing, and the run is judged
 // without it.
 func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, running bool) (refs, *kit.Outcome, error) {
-	out := refs{testsetID: string(e.Spec.TestsetID)}
+	out := refs{testsetID: string(e.Spec.TestsetID), systemVersionID: e.Spec.SystemVersionID}
 	for _, id := range e.Spec.MetricIDs {
 		out.metricIDs = append(out.metricIDs, string(id))
 	}
@@ -95,6 +99,20 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, run
 		default:
 			out.metrics = append(out.metrics, remote.JudgingOf(m))
 			out.projects = append(out.projects, string(m.Spec.ProjectID))
+		}
+	}
+	// Only the create sends the version: once the run exists, its
+	// SystemVersion no longer matters to it.
+	if ref := e.Spec.SystemVersionRef; ref != nil && !running {
+		v := &v1alpha1.SystemVersion{}
+		why, err := r.unusable(ctx, e, "SystemVersion", ref.Name, v, running)
+		switch {
+		case err != nil:
+			return refs{}, nil, err
+		case why != "":
+			unmet = append(unmet, why)
+		default:
+			out.systemVersionID, out.systemID = v.RecordedID(), v.Status.SystemID
 		}
 	}
 	if !running && len(unmet) > 0 {
@@ -137,7 +155,7 @@ func notReady(kind, name string, obj remoteObject) string {
 	return fmt.Sprintf("%s (%s: %s)", why, c.Reason, quote.Cut(c.Message, maxReason))
 }
 
-// remoteObject is a Metric or a Testset.
+// remoteObject is a Metric, a Testset or a SystemVersion.
 type remoteObject interface {
 	v1alpha1.Object
 	RecordedID() string
@@ -174,7 +192,7 @@ func (f refs) request(e *v1alpha1.EvaluationRun) remote.RunRequest {
 		ids = append(ids, m.ID)
 	}
 	return remote.RunRequest{ProjectID: e.Spec.ProjectID, TestsetID: f.testsetID,
-		SystemVersionID: e.Spec.SystemVersionID, MetricIDs: append(ids, f.metricIDs...)}
+		SystemVersionID: f.systemVersionID, MetricIDs: append(ids, f.metricIDs...)}
 }
 
 // judged are the run's Metrics as the verdict judges them: those of
