@@ -37,8 +37,8 @@ type Info struct {
 	// New and NewList return an empty object and list of a kind whose
 	// objects call an Evaluation Service: each resolves one
 	// (status.service), counts as its user and has a Ready condition.
-	// They are nil for the service kinds themselves, and for
-	// SystemVersion, which uses its System's service.
+	// They are nil for the service kinds themselves. (A SystemVersion
+	// resolves its System's service and records it as its own.)
 	New     func() v1alpha1.Object
 	NewList func() client.ObjectList
 }
@@ -54,7 +54,8 @@ var All = []Info{
 		func() v1alpha1.Object { return &v1alpha1.EvaluationRun{} }, func() client.ObjectList { return &v1alpha1.EvaluationRunList{} }},
 	{"System", "systems", true,
 		func() v1alpha1.Object { return &v1alpha1.System{} }, func() client.ObjectList { return &v1alpha1.SystemList{} }},
-	{"SystemVersion", "systemversions", true, nil, nil},
+	{"SystemVersion", "systemversions", true,
+		func() v1alpha1.Object { return &v1alpha1.SystemVersion{} }, func() client.ObjectList { return &v1alpha1.SystemVersionList{} }},
 	{"TestsetDeletion", "testsetdeletions", true,
 		func() v1alpha1.Object { return &v1alpha1.TestsetDeletion{} }, func() client.ObjectList { return &v1alpha1.TestsetDeletionList{} }},
 	{"TestcaseDeletion", "testcasedeletions", true,

@@ -192,6 +192,8 @@ func tenantQuota() map[corev1.ResourceName]string {
 		"count/evaluationruns.evaluation.eval-operator.dev":    fmt.Sprint(b.EvaluationRuns),
 		"count/testsetdeletions.evaluation.eval-operator.dev":  fmt.Sprint(b.TestsetDeletions),
 		"count/testcasedeletions.evaluation.eval-operator.dev": fmt.Sprint(b.TestcaseDeletions),
+		"count/systems.evaluation.eval-operator.dev":           fmt.Sprint(b.Systems),
+		"count/systemversions.evaluation.eval-operator.dev":    fmt.Sprint(b.SystemVersions),
 	}
 }
 

@@ -46,6 +46,9 @@ import (
 // namespace at most (kubectl's objects count too).
 type Budget struct {
 	Metrics, Testsets, EvaluationRuns, TestsetDeletions, TestcaseDeletions int
+	// Systems and SystemVersions bound what kubectl creates (the REST
+	// server does not create them): each under 20 KiB with its config.
+	Systems, SystemVersions int
 }
 
 // DefaultBudget is the budget of every namespace unless set otherwise:
@@ -56,7 +59,8 @@ type Budget struct {
 // 500 EvaluationRuns of at most about 20 KiB (counts, never records), or
 // about 105 KiB for a standalone run whose 50 Metrics each scored 10,000
 // records (85 KB of bits: 500,000 score writes, 2.8 hours of the write budget).
-var DefaultBudget = Budget{Metrics: 500, Testsets: 100, EvaluationRuns: 500, TestsetDeletions: 500, TestcaseDeletions: 20}
+var DefaultBudget = Budget{Metrics: 500, Testsets: 100, EvaluationRuns: 500, TestsetDeletions: 500, TestcaseDeletions: 20,
+	Systems: 100, SystemVersions: 500}
 
 // limitOf returns the budget of kind.
 func (b Budget) limitOf(kind string) int {
@@ -69,6 +73,10 @@ func (b Budget) limitOf(kind string) int {
 		return b.EvaluationRuns
 	case "TestsetDeletion":
 		return b.TestsetDeletions
+	case "System":
+		return b.Systems
+	case "SystemVersion":
+		return b.SystemVersions
 	default:
 		return b.TestcaseDeletions
 	}
@@ -89,6 +97,12 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.TestcaseDeletions <= 0 {
 		b.TestcaseDeletions = DefaultBudget.TestcaseDeletions
+	}
+	if b.Systems <= 0 {
+		b.Systems = DefaultBudget.Systems
+	}
+	if b.SystemVersions <= 0 {
+		b.SystemVersions = DefaultBudget.SystemVersions
 	}
 	return b
 }
