@@ -117,7 +117,7 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 
 	It("puts back a name changed in the service, and deletes the remote System (not its versions) with the object", func() {
 		opts := up.opts
-		opts.Defaults.DriftInterval = 500 * time.Millisecond
+		opts.DriftInterval = 500 * time.Millisecond
 		startManager(opts)
 		s := newSystem(ns, "bot")
 		Expect(k8s.Create(rootCtx, s)).To(Succeed())

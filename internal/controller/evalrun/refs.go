@@ -101,19 +101,8 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, run
 			out.projects = append(out.projects, string(m.Spec.ProjectID))
 		}
 	}
-	// Only the create sends the version: once the run exists, its
-	// SystemVersion no longer matters to it.
-	if ref := e.Spec.SystemVersionRef; ref != nil && !running {
-		v := &v1alpha1.SystemVersion{}
-		why, err := r.unusable(ctx, e, "SystemVersion", ref.Name, v, running)
-		switch {
-		case err != nil:
-			return refs{}, nil, err
-		case why != "":
-			unmet = append(unmet, why)
-		default:
-			out.systemVersionID, out.systemID = v.RecordedID(), v.Status.SystemID
-		}
+	if err := r.version(ctx, e, running, &out, &unmet); err != nil {
+		return refs{}, nil, err
 	}
 	if !running && len(unmet) > 0 {
 		o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, waitingFor(unmet))
@@ -121,6 +110,27 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, run
 	}
 	out.missing = unmet
 	return out, nil, nil
+}
+
+// version reads the run's systemVersionRef into out, or adds to unmet why
+// the run cannot use it yet. Only the create sends the version: once the
+// run exists (running), its SystemVersion no longer matters to it.
+func (r *Reconciler) version(ctx context.Context, e *v1alpha1.EvaluationRun, running bool, out *refs, unmet *[]string) error {
+	ref := e.Spec.SystemVersionRef
+	if ref == nil || running {
+		return nil
+	}
+	v := &v1alpha1.SystemVersion{}
+	why, err := r.unusable(ctx, e, "SystemVersion", ref.Name, v, false)
+	switch {
+	case err != nil:
+		return err
+	case why != "":
+		*unmet = append(*unmet, why)
+	default:
+		out.systemVersionID, out.systemID = v.RecordedID(), v.Status.SystemID
+	}
+	return nil
 }
 
 // maxUnmet is how many unmet references a waiting run names: a run may

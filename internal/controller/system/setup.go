@@ -43,7 +43,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		return fmt.Errorf("indexing SystemVersions by System: %w", err)
 	}
 	err = kit.Register(mgr, b, workers, kit.Kind{
-		Object: &v1alpha1.System{}, List: &v1alpha1.SystemList{}, Reconciler: &SystemReconciler{Base: b},
+		Object: &v1alpha1.System{}, List: &v1alpha1.SystemList{}, Reconciler: &Reconciler{Base: b},
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled,
 			kit.IDEdited(v1alpha1.SystemIDAnnotation)),
 	})

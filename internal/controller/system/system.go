@@ -44,13 +44,13 @@ import (
 // stored object.
 var errStaleCache = errors.New("the cache is behind the stored System")
 
-// SystemReconciler keeps each System's remote System as its spec says.
-type SystemReconciler struct {
+// Reconciler keeps each System's remote System as its spec says.
+type Reconciler struct {
 	kit.Base
 }
 
 // Reconcile brings one System to Ready.
-func (r *SystemReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &v1alpha1.System{}
 	if live, err := r.GetLive(ctx, req, s); !live {
 		return ctrl.Result{}, err
@@ -84,7 +84,7 @@ func (r *SystemReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // sync takes the one step the System's state calls for: refuse it, upsert
 // it, or read it and put back what drifted.
-func (r *SystemReconciler) sync(ctx context.Context, conn *remote.Connection, c remote.SystemClient, s *v1alpha1.System) (
+func (r *Reconciler) sync(ctx context.Context, conn *remote.Connection, c remote.SystemClient, s *v1alpha1.System) (
 	kit.Outcome, error) {
 	if err := remote.CheckConfig(s.Spec.Config.Raw); err != nil {
 		return kit.Stalled(v1alpha1.ReasonInvalidConfig, err.Error()), nil
@@ -94,14 +94,8 @@ func (r *SystemReconciler) sync(ctx context.Context, conn *remote.Connection, c 
 	}
 	id := s.RecordedID()
 	if id == "" {
-		// The cache may not show an id recorded a moment ago; an upsert by
-		// name would then make a second System if the first was renamed.
-		live := &v1alpha1.System{}
-		if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(s), live); err != nil {
-			return kit.Progressing(v1alpha1.ReasonCreating, "reading the System"), fmt.Errorf("reading the System: %w", err)
-		}
-		if live.RecordedID() != "" {
-			return kit.Progressing(v1alpha1.ReasonCreating, "waiting for the cache to show the recorded id"), errStaleCache
+		if err := r.cacheCurrent(ctx, s); err != nil {
+			return kit.Progressing(v1alpha1.ReasonCreating, "reading the System"), err
 		}
 	}
 	changed := s.Generation != s.Status.ObservedGeneration
@@ -112,6 +106,26 @@ func (r *SystemReconciler) sync(ctx context.Context, conn *remote.Connection, c 
 	case id == "" || changed && s.Spec.Allows(v1alpha1.ManagementUpdate):
 		return r.upsert(ctx, conn, c, s, id)
 	}
+	return r.observe(ctx, c, s, id)
+}
+
+// cacheCurrent fails with errStaleCache when the stored System records an
+// id the cached copy s does not show yet: an upsert by name would then
+// make a second System if the first was renamed meanwhile.
+func (r *Reconciler) cacheCurrent(ctx context.Context, s *v1alpha1.System) error {
+	live := &v1alpha1.System{}
+	if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(s), live); err != nil {
+		return fmt.Errorf("reading the System: %w", err)
+	}
+	if live.RecordedID() != "" {
+		return errStaleCache
+	}
+	return nil
+}
+
+// observe reads remote System id and puts back what drifted, where the
+// policies allow it.
+func (r *Reconciler) observe(ctx context.Context, c remote.SystemClient, s *v1alpha1.System, id string) (kit.Outcome, error) {
 	got, err := c.GetSystem(ctx, id, &s.Spec)
 	if remote.FailureOf(err) == remote.NotFound {
 		return kit.Stalled(v1alpha1.ReasonRemoteNotFound, "the service has no System "+id), nil
@@ -134,7 +148,7 @@ func (r *SystemReconciler) sync(ctx context.Context, conn *remote.Connection, c 
 
 // upsert sends the System by name (renaming the recorded one first, since
 // the name is what the service upserts by) and records its id.
-func (r *SystemReconciler) upsert(ctx context.Context, conn *remote.Connection, c remote.SystemClient, s *v1alpha1.System,
+func (r *Reconciler) upsert(ctx context.Context, conn *remote.Connection, c remote.SystemClient, s *v1alpha1.System,
 	id string) (kit.Outcome, error) {
 	if id != "" {
 		if _, err := c.UpdateSystem(ctx, id, &s.Spec); err != nil && remote.FailureOf(err) != remote.NotFound {
@@ -166,7 +180,7 @@ func (r *SystemReconciler) upsert(ctx context.Context, conn *remote.Connection, 
 
 // finalize deletes the remote System when the policies say so, then lets
 // the object go. The service keeps the System's versions.
-func (r *SystemReconciler) finalize(ctx context.Context, c remote.SystemClient, s *v1alpha1.System) (
+func (r *Reconciler) finalize(ctx context.Context, c remote.SystemClient, s *v1alpha1.System) (
 	kit.Outcome, ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(s, v1alpha1.MetricFinalizer) {
 		return kit.Progressing(v1alpha1.ReasonDeleting, "deleting"), ctrl.Result{}, nil
@@ -193,7 +207,7 @@ func (r *SystemReconciler) finalize(ctx context.Context, c remote.SystemClient, 
 // claimed stops s when another System of the cluster is the same remote
 // System on the same service (the same name in the same project): the
 // holder is the one whose id was recorded first, then the older.
-func (r *SystemReconciler) claimed(ctx context.Context, endpoint string, s *v1alpha1.System) (kit.Outcome, bool, error) {
+func (r *Reconciler) claimed(ctx context.Context, endpoint string, s *v1alpha1.System) (kit.Outcome, bool, error) {
 	l := &v1alpha1.SystemList{}
 	if err := r.Client.List(ctx, l); err != nil {
 		return kit.Progressing(v1alpha1.ReasonPending, "listing Systems"), false, err
