@@ -73,6 +73,7 @@ manifests: controller-gen ## Generate the CRDs and RBAC from the Go markers.
 	cp config/rest/role.yaml charts/eval-operator/files/rest-role.yaml
 	hack/argocd-health.sh
 	hack/monitoring.sh
+	go run ./hack/kindlists
 
 .PHONY: generate
 generate: controller-gen ## Generate the DeepCopy methods.

@@ -171,16 +171,8 @@ func parseFlags(fs *flag.FlagSet, args []string, lookupEnv func(string) (string,
 			"A Metric read whole from the API server counts one per 4 KiB of its texts.")
 	fs.IntVar(&c.restTenantReadBurst, "rest-tenant-read-burst", restapi.DefaultTenantReadBurst,
 		"Reads a namespace may send at once above --rest-tenant-read-qps.")
-	fs.IntVar(&c.restBudget.Metrics, "rest-tenant-max-metrics", tenancy.DefaultBudget.Metrics,
-		"Metrics a namespace may hold before the REST server refuses a create (403 QUOTA_EXCEEDED).")
-	fs.IntVar(&c.restBudget.Testsets, "rest-tenant-max-testsets", tenancy.DefaultBudget.Testsets,
-		"Testsets a namespace may hold before the REST server refuses a create.")
-	fs.IntVar(&c.restBudget.EvaluationRuns, "rest-tenant-max-evaluation-runs", tenancy.DefaultBudget.EvaluationRuns,
-		"EvaluationRuns a namespace may hold before the REST server refuses a create.")
-	fs.IntVar(&c.restBudget.TestsetDeletions, "rest-tenant-max-testset-deletions", tenancy.DefaultBudget.TestsetDeletions,
-		"TestsetDeletions a namespace may hold before the REST server refuses a create.")
-	fs.IntVar(&c.restBudget.TestcaseDeletions, "rest-tenant-max-testcase-deletions", tenancy.DefaultBudget.TestcaseDeletions,
-		"TestcaseDeletions (up to 1.3 MB each) a namespace may hold before the REST server refuses a create.")
+	c.restBudget = tenancy.DefaultBudget()
+	addTenantMaxFlags(fs, c.restBudget)
 	fs.Float64Var(&c.kubeQPS, "kube-api-qps", 300,
 		"Requests per second the manager sends to the Kubernetes API server, all tenants and reconcilers together: "+
 			"one tenant's REST requests cannot turn into more than this.")

@@ -19,6 +19,7 @@ package main
 import (
 	"flag"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/eval-operator/eval-operator/internal/restapi"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
 func parse(args []string, env map[string]string) (config, error) {
@@ -156,6 +158,36 @@ func TestTenantWrites(t *testing.T) {
 		}
 		if got := c.tenantWrites(); got != tc.want {
 			t.Errorf("%v: tenantWrites() = %+v, want %+v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// --rest-tenant-max sets the budget of the kinds it names, over the
+// registry's defaults; the per-kind flags it replaced still work.
+func TestTenantMax(t *testing.T) {
+	want := tenancy.DefaultBudget()
+	want["Metric"], want["Testset"], want["EvaluationRun"] = 5, 7, 9
+	c, err := parse([]string{"--rest-tenant-max=Metric=5,Testset=1", "--rest-tenant-max", "Testset=7",
+		"--rest-tenant-max-evaluation-runs=9"}, map[string]string{"EVAL_OPERATOR_REST_TENANT_MAX": "TestcaseDeletion=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(c.restBudget, want) {
+		t.Errorf("budget = %v, want %v (the command line wins over the environment)", c.restBudget, want)
+	}
+	c, err = parse(nil, map[string]string{"EVAL_OPERATOR_REST_TENANT_MAX": "TestcaseDeletion=3"})
+	if err != nil || c.restBudget["TestcaseDeletion"] != 3 || c.restBudget["Metric"] != 500 {
+		t.Errorf("from the environment: budget = %v, err %v", c.restBudget, err)
+	}
+	for _, bad := range []struct{ arg, want string }{
+		{"--rest-tenant-max=Metric", `"Metric" is not Kind=N`},
+		{"--rest-tenant-max=Metric=0", "Metric=0: the budget must be a positive integer"},
+		{"--rest-tenant-max=Metrics=5", `"Metrics" is not a kind with a budget; they are Metric, Testset`},
+		{"--rest-tenant-max=EvaluationService=5", `"EvaluationService" is not a kind with a budget`},
+		{"--rest-tenant-max-testsets=many", "Testset=many: the budget must be a positive integer"},
+	} {
+		if _, err := parse([]string{bad.arg}, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err = %v, want %q", bad.arg, err, bad.want)
 		}
 	}
 }

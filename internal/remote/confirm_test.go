@@ -78,15 +78,22 @@ var _ = Describe("A first create while the cache lags behind the namespace's ser
 	}
 	spec := convert.SpecFor("proj-1", evalapitest.MinimalRequest("ai", "int"))
 	noGuard := func(context.Context) error { Fail("the guard records a create that must not be sent"); return nil }
-	creates := map[string]func(remote.Client) error{
-		"Metric":         func(c remote.Client) error { _, err := c.Create(ctx, &spec, noGuard); return err },
-		"Metric by name": func(c remote.Client) error { return c.BeforeCreate(ctx, noGuard) },
-		"Testset": func(c remote.Client) error {
-			_, err := c.CreateTestset(ctx, &v1alpha1.TestsetSpec{ProjectID: "proj-1", Name: "set"}, noGuard)
+	creates := map[string]func(*remote.Connection) error{
+		"Metric": func(c *remote.Connection) error {
+			_, err := c.Metric(&v1alpha1.Metric{}).Create(ctx, &spec, noGuard)
 			return err
 		},
-		"EvaluationRun": func(c remote.Client) error {
-			_, err := c.CreateRun(ctx, remote.RunRequest{ProjectID: "proj-1", MetricIDs: []string{"met_1"}}, noGuard)
+		"Metric by name": func(c *remote.Connection) error {
+			return c.Metric(&v1alpha1.Metric{}).BeforeCreate(ctx, noGuard)
+		},
+		"Testset": func(c *remote.Connection) error {
+			_, err := c.Testset(&v1alpha1.Testset{}).CreateTestset(ctx,
+				&v1alpha1.TestsetSpec{ProjectID: "proj-1", Name: "set"}, noGuard)
+			return err
+		},
+		"EvaluationRun": func(c *remote.Connection) error {
+			_, err := c.Run(&v1alpha1.EvaluationRun{}).Create(ctx,
+				remote.RunRequest{ProjectID: "proj-1", MetricIDs: []string{"met_1"}}, noGuard)
 			return err
 		},
 	}
@@ -95,7 +102,7 @@ var _ = Describe("A first create while the cache lags behind the namespace's ser
 		for what, create := range creates {
 			conn := connect(remote.Defaults{}, []client.Object{clusterDefault()}, standaloneDefault())
 			Expect(conn.Service).To(Equal("ClusterEvaluationService/default"), "the cache's answer")
-			err := create(conn.Client())
+			err := create(conn)
 			Expect(err).To(HaveOccurred(), what)
 			after, lagging := remote.CacheLagFor(err)
 			Expect(lagging).To(BeTrue(), what)
@@ -108,7 +115,7 @@ var _ = Describe("A first create while the cache lags behind the namespace's ser
 
 	It("creates nothing standalone while the namespace's remote default is not cached yet", func() {
 		conn := connect(remote.Defaults{}, nil, urlService(ns, "default", "https://team.example.com/api/v2"))
-		Expect(conn.HoldsCopies()).To(BeFalse(), "the cache's answer: no service, so standalone")
+		Expect(conn.Endpoint).To(Equal(remote.Standalone), "the cache's answer: no service, so standalone")
 		_, err := conn.Client().Create(ctx, &spec, noGuard)
 		_, lagging := remote.CacheLagFor(err)
 		Expect(lagging).To(BeTrue())
@@ -128,7 +135,7 @@ var _ = Describe("A first create while the cache lags behind the namespace's ser
 
 		By("a service object the cache holds as the API server does: created, on the namespace's own")
 		conn = connect(remote.Defaults{}, []client.Object{clusterDefault(), standaloneDefault()})
-		Expect(conn.HoldsCopies()).To(BeFalse())
+		Expect(conn.Endpoint).To(Equal(remote.Standalone))
 		_, err = conn.Client().Create(ctx, &spec, guard)
 		Expect(err).NotTo(HaveOccurred())
 

@@ -228,13 +228,6 @@ type Connection struct {
 	confirm func(context.Context) error
 }
 
-// HoldsCopies reports whether the service keeps its own copy of what is
-// created on it, so that deleting an object must delete that copy first and
-// a create is answered by the service. A standalone service keeps none: the
-// cluster is the system of record, nothing remote is read back or deleted,
-// and a committed create is already the answer.
-func (c *Connection) HoldsCopies() bool { return !c.local }
-
 // PodURL is the base URL a Pod of the cluster (an executor) calls the
 // service at: the service's own, or for a standalone service the REST
 // server's (Defaults.StandaloneURL); "" when the operator is not told it.
@@ -261,7 +254,8 @@ func (c *Connection) BulkDeleteCalls(ids int) int {
 	return (ids + c.BulkDeleteBatch - 1) / c.BulkDeleteBatch
 }
 
-// Client returns the Client that acts for the object in one reconcile. The
+// Client returns the Client that acts for the object in one reconcile (the
+// kinds' clients, Metric, Testset, Run and Deletion, are cut from it). The
 // object's key is read at the first call that sends it; a key that cannot
 // be used fails that call with a *KeyError before anything is sent. Its
 // first create (or BeforeCreate) is held back with a *CacheLag while the

@@ -31,17 +31,26 @@ import (
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/verdict"
 )
 
-// Client acts on the remote side of one service with one object's key.
-// Its failures are a *KeyError when the key could not be used (nothing was
-// sent), a *Throttled when it is not the object's turn at the service's
-// limits, a *CacheLag when a first create waits for the manager's cache to
-// show the namespace's service (nothing was sent), else the service's,
-// which FailureOf reads. A Client serves one
+// Client acts on the remote side of one service with one object's key:
+// the calls of Metrics, Testsets and deletions (a run's are its RunClient's). The reconcilers and the REST server use the client
+// of their kind instead (Connection.Metric, Testset, Run, Deletion), which
+// is given the object and answers what differs between a service that
+// keeps copies and a standalone one. Its failures are a *KeyError when the
+// key could not be used (nothing was sent), a *Throttled when it is not the
+// object's turn at the service's limits, a *CacheLag when a first create
+// waits for the manager's cache to show the namespace's service (nothing
+// was sent), else the service's, which FailureOf reads. A Client serves one
 // reconcile: it is not for concurrent use.
 type Client interface {
+	MetricCalls
+	TestsetCalls
+	DeletionCalls
+}
+
+// MetricCalls act on remote Metrics.
+type MetricCalls interface {
 	// Observe reads remote Metric id and reports whether it is what spec asks for.
 	Observe(ctx context.Context, id string, spec *v1alpha1.MetricSpec) (Observation, error)
 	// Create creates the Metric spec asks for and returns it. A service that could end up holding a duplicate (the request
@@ -62,11 +71,18 @@ type Client interface {
 	// Metrics, newest first: the first for cursor "", else the one cursor
 	// (a Page's Next) names.
 	List(ctx context.Context, projectID v1alpha1.ResourceID, cursor string, limit int) (Page, error)
+}
+
+// DeletionCalls delete testcases and testsets by id.
+type DeletionCalls interface {
 	// DeleteTestcases deletes the testcases ids.
 	DeleteTestcases(ctx context.Context, ids []v1alpha1.ResourceID) (Deletion, error)
 	// DeleteTestset deletes one testset.
 	DeleteTestset(ctx context.Context, id v1alpha1.ResourceID) (Deletion, error)
+}
 
+// TestsetCalls act on remote Testsets and their testcases.
+type TestsetCalls interface {
 	// CreateTestset creates the Testset spec asks for, with its guard as
 	// for Create, and returns it.
 	CreateTestset(ctx context.Context, spec *v1alpha1.TestsetSpec, guard func(context.Context) error) (Testset, error)
@@ -85,17 +101,6 @@ type Client interface {
 	CreateTestcases(ctx context.Context, id string, data []json.RawMessage) error
 	// UpdateTestcase replaces the data of testcase id.
 	UpdateTestcase(ctx context.Context, id string, data json.RawMessage) error
-
-	// CreateRun creates the run req asks for, with its guard as for Create.
-	CreateRun(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error)
-	// GetRun reads run id.
-	GetRun(ctx context.Context, id string) (Run, error)
-	// GetMetric reads remote Metric id.
-	GetMetric(ctx context.Context, id string) (Metric, error)
-	// Scores calls each with the scores of every record of run id, page by
-	// page, and stops at its first error: the records are never held
-	// together.
-	Scores(ctx context.Context, id string, each func([]verdict.Score) error) error
 }
 
 // DefaultTimeout bounds each request to a service whose limits set no timeout.

@@ -18,12 +18,13 @@ package remote
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"k8s.io/utils/ptr"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
 
@@ -38,6 +39,34 @@ type RunRequest struct {
 	TestsetID       string
 	SystemVersionID string
 	MetricIDs       []string
+	// Testcases is the testcases of the run's Testset as the cluster counts
+	// them, nil without one: a run kept in the cluster expects that many
+	// records.
+	Testcases *int
+}
+
+// RunClient acts on one EvaluationRun's run. On a standalone service the
+// cluster keeps the run: the REST server counts the records and scores
+// written to it in the EvaluationRun's status, and the client answers from
+// there, so its reconciler reads every run the same way.
+type RunClient interface {
+	// Unsupported says what of the run's spec its service cannot run, ""
+	// when nothing.
+	Unsupported() string
+	// RefusedVersion says why the service would refuse, or leave unlinked,
+	// a run naming system version id; "" when it takes it.
+	RefusedVersion(id string) string
+	// Create creates the run req asks for, with its guard as for a
+	// Metric's Create.
+	Create(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error)
+	// Get reads the run as of now, judged by metrics; testcases is as in
+	// RunRequest, for a run whose status does not say what it expects yet.
+	Get(ctx context.Context, testcases *int, metrics []verdict.Metric) (Run, error)
+	// Metric reads remote Metric id, which the run names by its id.
+	Metric(ctx context.Context, id string) (Metric, error)
+	// Tally counts the scores of run for metrics, page by page where the
+	// service keeps them: the records are never held together.
+	Tally(ctx context.Context, run Run, metrics []verdict.Metric) (*verdict.Tally, error)
 }
 
 // Run is a run as the service holds it.
@@ -59,11 +88,11 @@ func runOf(r evalapi.Run) Run {
 		MetricIDs: r.MetricIDs, MetricVersionIDs: r.MetricVersionIDs}
 }
 
-// LocalRun is a standalone run as e's status tells it, the counts the REST
+// localRun is a standalone run as e's status tells it, the counts the REST
 // server keeps there, judged by metrics: its phase follows from the counts
 // as the service's would, from no records yet, through records and then
 // scores missing, to only human scores missing, to completed.
-func LocalRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) Run {
+func localRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) Run {
 	records := int(e.Status.Records)
 	var expected *int
 	want := records
@@ -73,7 +102,7 @@ func LocalRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) Run {
 	}
 	scoring, human := false, false
 	for _, m := range metrics {
-		if n := CountOf(e, m.ID); n.Passed+n.Failed < want {
+		if n := countOf(e, m.ID); n.Passed+n.Failed < want {
 			scoring = scoring || !m.Human
 			human = human || m.Human
 		}
@@ -94,8 +123,8 @@ func LocalRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) Run {
 	return run
 }
 
-// CountOf is the scores of Metric id counted in a standalone run's status.
-func CountOf(e *v1alpha1.EvaluationRun, id string) verdict.Count {
+// countOf is the scores of Metric id counted in a standalone run's status.
+func countOf(e *v1alpha1.EvaluationRun, id string) verdict.Count {
 	for _, m := range e.Status.Metrics {
 		if m.ID == id {
 			return verdict.Count{Passed: int(m.Passed), Failed: int(m.Failed)}
@@ -133,11 +162,42 @@ func JudgingOf(m *v1alpha1.Metric) verdict.Metric {
 	return vm
 }
 
-// ErrStandaloneRuns: a standalone service keeps a run in the cluster, which
-// its reconciler reads there.
-var ErrStandaloneRuns = errors.New("a standalone service's runs are read from the cluster")
+// serviceRun is the RunClient of a service that keeps its runs.
+type serviceRun struct {
+	c  *httpClient
+	id string
+}
 
-func (c *httpClient) CreateRun(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error) {
+func (serviceRun) Unsupported() string { return "" }
+
+// RefusedVersion: the service holds version ids as UUIDs.
+func (serviceRun) RefusedVersion(id string) string {
+	if id == "" || v1alpha1.ValidUUID(id) {
+		return ""
+	}
+	return "systemVersionId " + quote.Cut(id, 64) + " is not a UUID, which the service holds version ids as; " +
+		"name a SystemVersion by spec.systemVersionRef, or give its id"
+}
+
+func (r serviceRun) Create(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error) {
+	return r.c.createRun(ctx, req, guard)
+}
+
+func (r serviceRun) Get(ctx context.Context, _ *int, _ []verdict.Metric) (Run, error) {
+	return r.c.getRun(ctx, r.id)
+}
+
+func (r serviceRun) Metric(ctx context.Context, id string) (Metric, error) {
+	return r.c.getMetric(ctx, id)
+}
+
+func (r serviceRun) Tally(ctx context.Context, run Run, metrics []verdict.Metric) (*verdict.Tally, error) {
+	tally := verdict.NewTally(metrics)
+	err := r.c.scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil })
+	return tally, err
+}
+
+func (c *httpClient) createRun(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error) {
 	key, release, err := c.beginCreate(ctx)
 	if err != nil {
 		return Run{}, err
@@ -157,7 +217,7 @@ func (c *httpClient) CreateRun(ctx context.Context, req RunRequest, guard func(c
 	return runOf(r), err
 }
 
-func (c *httpClient) GetRun(ctx context.Context, id string) (Run, error) {
+func (c *httpClient) getRun(ctx context.Context, id string) (Run, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
 		return Run{}, err
@@ -167,7 +227,7 @@ func (c *httpClient) GetRun(ctx context.Context, id string) (Run, error) {
 	return runOf(r), err
 }
 
-func (c *httpClient) GetMetric(ctx context.Context, id string) (Metric, error) {
+func (c *httpClient) getMetric(ctx context.Context, id string) (Metric, error) {
 	key, release, err := c.begin(ctx)
 	if err != nil {
 		return Metric{}, err
@@ -177,7 +237,7 @@ func (c *httpClient) GetMetric(ctx context.Context, id string) (Metric, error) {
 	return metricOf(m), err
 }
 
-func (c *httpClient) Scores(ctx context.Context, runID string, each func([]verdict.Score) error) error {
+func (c *httpClient) scores(ctx context.Context, runID string, each func([]verdict.Score) error) error {
 	cursor := ""
 	for {
 		page, err := c.recordPage(ctx, runID, cursor)
@@ -210,21 +270,58 @@ func (c *httpClient) recordPage(ctx context.Context, runID, cursor string) (eval
 	return c.svc.ListRecords(ctx, key, runID, evalapi.ListOptions{Limit: recordPageSize, Cursor: cursor})
 }
 
-// CreateRun assigns a fresh id locally: the cluster is the run's record,
-// and the REST server counts the records and scores written to it.
-func (c standalone) CreateRun(ctx context.Context, req RunRequest, _ func(context.Context) error) (Run, error) {
-	if err := c.confirm.before(ctx); err != nil {
+// standaloneRun is the RunClient of a standalone service: the cluster is
+// the run's record, e its status.
+type standaloneRun struct {
+	c standalone
+	e *v1alpha1.EvaluationRun
+}
+
+// Unsupported refuses metricIds: the cluster is the record of the Metrics
+// that judge a standalone run, so they are named by reference.
+func (r standaloneRun) Unsupported() string {
+	if len(r.e.Spec.MetricIDs) == 0 {
+		return ""
+	}
+	return "on a standalone service the cluster is the record of the Metrics that judge a run: name them by " +
+		"spec.metricRefs, not metricIds"
+}
+
+// RefusedVersion: the cluster is the record, and takes any id.
+func (standaloneRun) RefusedVersion(string) string { return "" }
+
+// Create assigns a fresh id locally: the cluster is the run's record, and
+// the REST server counts the records and scores written to it.
+func (r standaloneRun) Create(ctx context.Context, req RunRequest, _ func(context.Context) error) (Run, error) {
+	if err := r.c.confirm.before(ctx); err != nil {
 		return Run{}, err
 	}
-	return Run{ID: NewRunID(), Status: evalapi.RunAwaitingExecution, TestsetID: req.TestsetID, MetricIDs: req.MetricIDs}, nil
+	return Run{ID: NewRunID(), Status: evalapi.RunAwaitingExecution, TestsetID: req.TestsetID, MetricIDs: req.MetricIDs,
+		Expected: req.Testcases}, nil
 }
 
-func (standalone) GetRun(context.Context, string) (Run, error) { return Run{}, ErrStandaloneRuns }
-
-func (standalone) GetMetric(context.Context, string) (Metric, error) {
-	return Metric{}, ErrStandaloneRuns
+// Get answers from the run's status; a run the REST server created expects
+// its Testset's testcases, which the status records from then on.
+func (r standaloneRun) Get(_ context.Context, testcases *int, metrics []verdict.Metric) (Run, error) {
+	if r.e.Status.ExpectedRecords == nil && testcases != nil {
+		n := clamp32(*testcases)
+		r.e.Status.ExpectedRecords = &n
+	}
+	return localRun(r.e, metrics), nil
 }
 
-func (standalone) Scores(context.Context, string, func([]verdict.Score) error) error {
-	return ErrStandaloneRuns
+// Metric finds no remote Metric: Unsupported refuses a run that names one.
+func (standaloneRun) Metric(_ context.Context, id string) (Metric, error) {
+	return Metric{}, fmt.Errorf("a standalone service holds no remote Metric %s", id)
 }
+
+// Tally counts the scores the REST server kept in the run's status.
+func (r standaloneRun) Tally(_ context.Context, run Run, metrics []verdict.Metric) (*verdict.Tally, error) {
+	counts := make([]verdict.Count, len(metrics))
+	for i, m := range metrics {
+		counts[i] = countOf(r.e, m.ID)
+	}
+	return verdict.FromCounts(metrics, run.Records, counts), nil
+}
+
+func clamp32(n int) int32 { return int32(min(max(n, 0), 1<<31-1)) } //nolint:gosec // clamped

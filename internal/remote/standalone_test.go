@@ -45,7 +45,7 @@ func standaloneClient(key string) remote.Client {
 		Spec: v1alpha1.MetricSpec{APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "key"}}}
 	conn, err := remote.NewConnector(reader, remote.Defaults{}).Connect(context.Background(), m)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(conn.HoldsCopies()).To(BeFalse(), "without a service, the cluster is the system of record")
+	Expect(conn.Endpoint).To(Equal(remote.Standalone), "without a service, the cluster is the system of record")
 	return conn.Client()
 }
 

@@ -31,6 +31,9 @@ import (
 // upsert answers the id already recorded, else a new UUID, and a read
 // answers the spec.
 type SystemClient interface {
+	// HoldsCopies reports whether the service keeps a System that deleting
+	// the object must delete first (not on a standalone service).
+	HoldsCopies() bool
 	// UpsertSystem sends spec's System; id is the one recorded, "" if none.
 	UpsertSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
 	// GetSystem reads System id as it stands against spec.
@@ -92,6 +95,8 @@ func (c *Connection) Systems() SystemClient {
 }
 
 type httpSystems struct{ http *httpClient }
+
+func (*httpSystems) HoldsCopies() bool { return true }
 
 func (c *httpSystems) UpsertSystem(ctx context.Context, _ string, spec *v1alpha1.SystemSpec) (System, error) {
 	key, release, err := c.http.beginCreate(ctx)
@@ -157,6 +162,8 @@ func (c *httpSystems) GetVersion(ctx context.Context, _, id string, _ *v1alpha1.
 // standaloneSystems answers from the spec: the cluster is the system of
 // record. It checks a named key as the other kinds do.
 type standaloneSystems struct{ key *lazyKey }
+
+func (standaloneSystems) HoldsCopies() bool { return false }
 
 func (c standaloneSystems) UpsertSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
 	if _, err := c.key.get(ctx); err != nil {

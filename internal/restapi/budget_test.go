@@ -48,7 +48,7 @@ func expectQuotaRefusal(rep reply) {
 var _ = Describe("A tenant's budget", func() {
 	It("refuses a create past the namespace's budget of the kind before writing, and counts kinds apart", func() {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = tenancy.Budget{Metrics: 2, Testsets: 1, TestsetDeletions: 1, TestcaseDeletions: 1}
+			o.Budget = tenancy.Budget{"Metric": 2, "Testset": 1, "TestsetDeletion": 1, "TestcaseDeletion": 1}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
@@ -77,7 +77,7 @@ var _ = Describe("A tenant's budget", func() {
 
 	It("counts the namespace's objects applied by kubectl or GitOps, not only its own creates", func(ctx SpecContext) {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = tenancy.Budget{Metrics: 2}
+			o.Budget = tenancy.Budget{"Metric": 2}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
@@ -92,7 +92,7 @@ var _ = Describe("A tenant's budget", func() {
 
 	It("counts creates sent together, and those the cache does not show yet: never one past the budget", func() {
 		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
-			o.Budget = tenancy.Budget{Metrics: 3}
+			o.Budget = tenancy.Budget{"Metric": 3}
 		})
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()

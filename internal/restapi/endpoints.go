@@ -74,9 +74,6 @@ type endpoint struct {
 
 // localCreate is how a request is carried out by its create alone.
 type localCreate struct {
-	// complete fills in, before the create, what the reconciler would
-	// decide; nil when there is nothing to fill in.
-	complete func(client.Object)
 	// answer is the answer once the create is committed.
 	answer func(created client.Object) apierror.Response
 	// readable says a client reads the resource back (GET, list): the
@@ -114,29 +111,12 @@ func createMetric() *endpoint {
 		},
 		fields:  apierror.SpecFields(nil),
 		succeed: createdMetric,
-		local: &localCreate{complete: assignID(evaluationv1alpha1.MetricIDAnnotation, remote.NewMetricID),
-			answer: createdMetric, readable: true},
+		local:   &localCreate{answer: createdMetric, readable: true},
 	}
 }
 
 func createdMetric(obj client.Object) apierror.Response {
 	return apierror.Response{Status: http.StatusCreated, Body: convert.ResponseOf(obj.(*evaluationv1alpha1.Metric))}
-}
-
-// assignID returns what records a new id (from newID) where the
-// reconciler reads it, the annotation idAnnotation: the reconciler then only
-// fills status from the spec, with the values the answer gives already (the
-// service's defaults under this id).
-func assignID(idAnnotation string, newID func() string) func(client.Object) {
-	return func(obj client.Object) {
-		annotations := obj.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[idAnnotation] = newID()
-		annotations[evaluationv1alpha1.ServiceAnnotation] = remote.Standalone
-		obj.SetAnnotations(annotations)
-	}
 }
 
 // updatedMetric is PATCH /metrics/{metricId} once it has updated the spec:

@@ -82,9 +82,6 @@ func (s *Server) handle(ep *endpoint, w http.ResponseWriter, r *http.Request) ap
 	if err != nil {
 		return s.failure(ep.kind, err)
 	}
-	if local != nil && local.complete != nil {
-		local.complete(req.obj)
-	}
 	settle, err := s.quotas.Reserve(r.Context(), ep.kind, req.obj, req.idemKey != "")
 	if err != nil {
 		return s.failure(ep.kind, err)
@@ -140,7 +137,7 @@ func (s *Server) plan(ctx context.Context, ep *endpoint, obj client.Object) (loc
 	if err != nil {
 		return nil, 0, err
 	}
-	if !conn.HoldsCopies() {
+	if ep.local != nil && conn.CarriedOutByCommit(obj) {
 		local = ep.local
 	}
 	calls = 1

@@ -195,7 +195,7 @@ func (s *Server) standaloneOnly(ctx context.Context, run *evaluationv1alpha1.Eva
 	if err != nil {
 		return err
 	}
-	if conn.HoldsCopies() {
+	if !conn.CarriedOutByCommit(run) {
 		return apierror.Conflict("This namespace's runs are kept by its Evaluation Service (%s): send runs, records and scores "+
 			"there, or create an EvaluationRun", conn.Service)
 	}
@@ -259,7 +259,9 @@ func (s *Server) getRun(_ http.ResponseWriter, r *http.Request) apierror.Respons
 		for i, m := range refs.metrics {
 			metrics[i] = remote.JudgingOf(m)
 		}
-		answer.Status = remote.LocalRun(run, metrics).Status
+		// standaloneOnly passed: the cluster keeps this run.
+		kept, _ := remote.ClusterRun(run).Get(r.Context(), nil, metrics)
+		answer.Status = kept.Status
 	}
 	return apierror.Response{Status: http.StatusOK, Body: answer}
 }

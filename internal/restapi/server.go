@@ -157,7 +157,8 @@ type Options struct {
 	// enough that they do not pile up. Default 24h; at most 365 days.
 	DeletionTTL time.Duration
 	// Budget bounds the objects of each kind in a namespace; a create past
-	// it is refused before it is sent. Zero fields take DefaultBudget's.
+	// it is refused before it is sent. A kind it does not set takes
+	// tenancy.DefaultBudget's limit.
 	Budget tenancy.Budget
 
 	// TLSCertFile and TLSKeyFile, when both set, make the server speak TLS.

@@ -30,7 +30,6 @@ import (
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
-	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
@@ -82,8 +81,7 @@ func createTestset() *endpoint {
 		},
 		fields:  apierror.SpecFields(nil),
 		succeed: answer,
-		local: &localCreate{complete: assignID(evaluationv1alpha1.TestsetIDAnnotation, remote.NewTestsetID),
-			answer: answer, readable: true},
+		local:   &localCreate{answer: answer, readable: true},
 	}
 }
 

@@ -201,7 +201,7 @@ func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (
 		_, err := restapi.AddToManager(mgr, conn, restapi.Options{Listener: ln,
 			// Admission control off: the run measures what the server can do for one tenant.
 			MaxInflight: 1 << 16, TenantQPS: 1e9, TenantBurst: 1 << 30,
-			Budget: tenancy.Budget{Metrics: 1 << 30, TestsetDeletions: 1 << 30, TestcaseDeletions: 1 << 30}})
+			Budget: tenancy.Budget{"Metric": 1 << 30, "TestsetDeletion": 1 << 30, "TestcaseDeletion": 1 << 30}})
 		return err
 	})
 	if err != nil {

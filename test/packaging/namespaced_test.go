@@ -33,7 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	groupkinds "github.com/eval-operator/eval-operator/internal/kinds"
 )
 
 // generatedRules are the manager's rules as `make manifests` generates them.
@@ -185,16 +186,11 @@ var _ = Describe("Helm chart in namespace-scoped mode", func() {
 // tenantQuota is the ResourceQuota of a tenant namespace at the REST
 // server's default budget: the installers' quotas and the budget agree.
 func tenantQuota() map[corev1.ResourceName]string {
-	b := tenancy.DefaultBudget
-	return map[corev1.ResourceName]string{
-		"count/metrics.evaluation.eval-operator.dev":           fmt.Sprint(b.Metrics),
-		"count/testsets.evaluation.eval-operator.dev":          fmt.Sprint(b.Testsets),
-		"count/evaluationruns.evaluation.eval-operator.dev":    fmt.Sprint(b.EvaluationRuns),
-		"count/testsetdeletions.evaluation.eval-operator.dev":  fmt.Sprint(b.TestsetDeletions),
-		"count/testcasedeletions.evaluation.eval-operator.dev": fmt.Sprint(b.TestcaseDeletions),
-		"count/systems.evaluation.eval-operator.dev":           fmt.Sprint(b.Systems),
-		"count/systemversions.evaluation.eval-operator.dev":    fmt.Sprint(b.SystemVersions),
+	quota := map[corev1.ResourceName]string{}
+	for _, k := range groupkinds.Budgeted() {
+		quota[corev1.ResourceName("count/"+k.Resource+"."+v1alpha1.GroupVersion.Group)] = fmt.Sprint(k.TenantMax)
 	}
+	return quota
 }
 
 // hardOf is q's hard limits as text.
@@ -208,12 +204,9 @@ func hardOf(q corev1.ResourceQuota) map[corev1.ResourceName]string {
 
 // budgetArgs are the manager's flags of the default budget.
 func budgetArgs() []string {
-	b := tenancy.DefaultBudget
-	return []string{
-		fmt.Sprintf("--rest-tenant-max-metrics=%d", b.Metrics),
-		fmt.Sprintf("--rest-tenant-max-testsets=%d", b.Testsets),
-		fmt.Sprintf("--rest-tenant-max-evaluation-runs=%d", b.EvaluationRuns),
-		fmt.Sprintf("--rest-tenant-max-testset-deletions=%d", b.TestsetDeletions),
-		fmt.Sprintf("--rest-tenant-max-testcase-deletions=%d", b.TestcaseDeletions),
+	pairs := make([]string, 0, len(groupkinds.Budgeted()))
+	for _, k := range groupkinds.Budgeted() {
+		pairs = append(pairs, fmt.Sprintf("%s=%d", k.Kind, k.TenantMax))
 	}
+	return []string{"--rest-tenant-max=" + strings.Join(pairs, ",")}
 }

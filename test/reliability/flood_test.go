@@ -58,7 +58,7 @@ var _ = Describe("A tenant flooding the REST server", func() {
 		f := newFixture(ctx)
 		keyA := f.secrets[0]
 		// The budget of objects is not under test: B's 1,200 creates fit.
-		keyB, nsB, p, c := f.serveTwoTenants(ctx, "relb", floodInflight, "--rest-tenant-max-metrics=5000")
+		keyB, nsB, p, c := f.serveTwoTenants(ctx, "relb", floodInflight, "--rest-tenant-max=Metric=5000")
 
 		alone := c.polite(ctx, keyB, "alone", politeRequests, politeInterval)
 

@@ -144,8 +144,8 @@ var _ = Describe("A hostile tenant", func() {
 		Expect(h.snapshot()["bulk-delete"]).NotTo(HaveKey(http.StatusBadRequest), "a hostile bulk deletion's body: %s", report)
 		Expect(alone.all.statuses).To(HaveEach(BeElementOf(http.StatusCreated, http.StatusOK)), report)
 		Expect(during.all.statuses).To(HaveEach(BeElementOf(http.StatusCreated, http.StatusOK)), "the gentle tenant was refused: %s", report)
-		Expect(stored.metrics).To(BeNumerically("<=", tenancy.DefaultBudget.Metrics), report)
-		Expect(stored.testcaseDeletions).To(BeNumerically("<=", tenancy.DefaultBudget.TestcaseDeletions), report)
+		Expect(stored.metrics).To(BeNumerically("<=", tenancy.DefaultBudget()["Metric"]), report)
+		Expect(stored.testcaseDeletions).To(BeNumerically("<=", tenancy.DefaultBudget()["TestcaseDeletion"]), report)
 		Expect(p.Output()).NotTo(Or(ContainSubstring("goroutine "), ContainSubstring("stacktrace")))
 		Expect(framework.KubectlGetYAML(ctx, kubeconfig)).To(Succeed())
 

@@ -200,11 +200,11 @@ Optional settings are left out when empty so the manager's defaults apply.
 {{- $args = append $args (printf "--rest-tenant-burst=%v" $v.restTenantBurst) }}
 {{- $args = append $args (printf "--rest-tenant-read-qps=%v" $v.restTenantReadQps) }}
 {{- $args = append $args (printf "--rest-tenant-read-burst=%v" $v.restTenantReadBurst) }}
-{{- $args = append $args (printf "--rest-tenant-max-metrics=%v" $v.tenantQuota.metrics) }}
-{{- $args = append $args (printf "--rest-tenant-max-testsets=%v" $v.tenantQuota.testsets) }}
-{{- $args = append $args (printf "--rest-tenant-max-evaluation-runs=%v" $v.tenantQuota.evaluationRuns) }}
-{{- $args = append $args (printf "--rest-tenant-max-testset-deletions=%v" $v.tenantQuota.testsetDeletions) }}
-{{- $args = append $args (printf "--rest-tenant-max-testcase-deletions=%v" $v.tenantQuota.testcaseDeletions) }}
+{{- $budgets := list }}
+{{- range (.Files.Get "files/kinds.yaml" | fromYaml).budgeted }}
+{{- $budgets = append $budgets (printf "%s=%v" .kind (index $v.tenantQuota .value)) }}
+{{- end }}
+{{- $args = append $args (printf "--rest-tenant-max=%s" (join "," $budgets)) }}
 {{- with include "eval-operator.restTLSDir" . }}
 {{- $args = append $args (printf "--tls-cert-file=%s/tls.crt" .) }}
 {{- $args = append $args (printf "--tls-key-file=%s/tls.key" .) }}

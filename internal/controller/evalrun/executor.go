@@ -126,20 +126,21 @@ func mergeLabels(in map[string]string, name string) map[string]string {
 	return out
 }
 
-// envOf is the executor's environment on conn for run id, or the outcome
+// envOf is the executor's environment on the run's service for run id, or the outcome
 // to stop at when the Pod could not call the service: its URL is unknown
 // (a standalone service without --serve-api-url), or the run's key is not
 // in a Secret of its own namespace (a Pod reads only those, and a
 // ClusterEvaluationService's own key is never handed to a namespace's Pods).
-func envOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID string) (executorEnv, *kit.Outcome) {
-	url := conn.PodURL()
+func envOf(s *scope, runID, testsetID string) (executorEnv, *kit.Outcome) {
+	e := s.Obj
+	url := s.Conn.PodURL()
 	if url == "" {
 		o := kit.Stalled(v1alpha1.ReasonExecutorURLUnavailable, "the executor is told the service's URL, and a "+
 			"standalone service's is the REST server's, which the operator was not told: start it with --serve-api-url "+
 			"(the chart sets it with serveApi.enabled)")
 		return executorEnv{}, &o
 	}
-	secret, key, ok := conn.KeySecret()
+	secret, key, ok := s.Conn.KeySecret()
 	if !ok || secret.Namespace != e.Namespace {
 		o := kit.Stalled(v1alpha1.ReasonExecutorKeyUnavailable, "the executor's Pod can read only a Secret of namespace "+
 			e.Namespace+", and the run's key is not in one: set spec.apiKeySecretRef to a Secret of this namespace")
@@ -160,18 +161,19 @@ const maxRefusals = 8
 // Secrets, besides keySecret, the run's key) and the restricted Pod
 // Security profile, whose unset settings it fills in. A refusal is the
 // outcome to stop at, naming each field.
-func executorTemplate(conn *remote.Connection, e *v1alpha1.EvaluationRun, keySecret string) (
+func executorTemplate(s *scope, keySecret string) (
 	corev1.PodTemplateSpec, *kit.Outcome) {
+	e := s.Obj
 	tmpl := e.Spec.Executor.Template.DeepCopy()
 	if err := executorpolicy.CheckSize(tmpl, templatePath); err != nil {
 		o := kit.Stalled(v1alpha1.ReasonInvalidExecutor, err.Error())
 		return corev1.PodTemplateSpec{}, &o
 	}
 	grant := executorpolicy.Grant{KeySecret: keySecret}
-	if strings.Contains(conn.Service, "/") { // a service object, not the manager's flags
-		grant.Source = conn.Service
+	if strings.Contains(s.Conn.Service, "/") { // a service object, not the manager's flags
+		grant.Source = s.Conn.Service
 	}
-	if g := conn.Executor; g != nil {
+	if g := s.Conn.Executor; g != nil {
 		grant.ServiceAccountName, grant.Secrets = g.ServiceAccountName, g.Secrets
 	}
 	errs := executorpolicy.Apply(tmpl, grant, templatePath)
@@ -193,12 +195,13 @@ func executorTemplate(conn *remote.Connection, e *v1alpha1.EvaluationRun, keySec
 
 // jobOf is the executor Job of e's run id, or the outcome to stop at when
 // its Pod could not call the service or its template is refused.
-func jobOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID string) (*batchv1.Job, *kit.Outcome) {
-	env, o := envOf(conn, e, runID, testsetID)
+func jobOf(s *scope, runID, testsetID string) (*batchv1.Job, *kit.Outcome) {
+	e := s.Obj
+	env, o := envOf(s, runID, testsetID)
 	if o != nil {
 		return nil, o
 	}
-	tmpl, o := executorTemplate(conn, e, env.secret)
+	tmpl, o := executorTemplate(s, env.secret)
 	if o != nil {
 		return nil, o
 	}
@@ -209,12 +212,13 @@ func jobOf(conn *remote.Connection, e *v1alpha1.EvaluationRun, runID, testsetID 
 // can start: the key is readable by the Pod, the template is within what
 // the executor may have, and the API server accepts the Job (a dry run).
 // A refusal is the outcome to stop at.
-func (r *Reconciler) checkExecutor(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun,
+func (r *Reconciler) checkExecutor(ctx context.Context, s *scope,
 	testsetID string) (*kit.Outcome, error) {
+	e := s.Obj
 	if err := r.wholeExecutor(ctx, e); err != nil {
 		return nil, err
 	}
-	job, o := jobOf(conn, e, placeholderRunID, testsetID)
+	job, o := jobOf(s, placeholderRunID, testsetID)
 	if o != nil {
 		return o, nil
 	}
@@ -231,8 +235,9 @@ func (r *Reconciler) checkExecutor(ctx context.Context, conn *remote.Connection,
 
 // startExecutor starts e's executor Job for run once, and reports why the
 // run cannot finish when the Job failed ("" while it runs or succeeded).
-func (r *Reconciler) startExecutor(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun,
+func (r *Reconciler) startExecutor(ctx context.Context, s *scope,
 	run remote.Run) (failed string, o *kit.Outcome, err error) {
+	e := s.Obj
 	job := &batchv1.Job{}
 	key := types.NamespacedName{Namespace: e.Namespace, Name: jobName(e.Name)}
 	err = r.Client.Get(ctx, key, job)
@@ -242,7 +247,7 @@ func (r *Reconciler) startExecutor(ctx context.Context, conn *remote.Connection,
 			return "", nil, err
 		}
 		var o *kit.Outcome
-		if job, o = jobOf(conn, e, run.ID, run.TestsetID); o != nil {
+		if job, o = jobOf(s, run.ID, run.TestsetID); o != nil {
 			return "", o, nil
 		}
 		if err := r.Client.Create(ctx, job); err != nil {

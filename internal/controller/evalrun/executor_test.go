@@ -62,7 +62,7 @@ func TestEnvOfStandalone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		env, o := envOf(conn, run, "run_1", "tst_1")
+		env, o := envOf(&scope{Obj: run, Conn: conn}, "run_1", "tst_1")
 		switch {
 		case tc.wantReason != "" && (o == nil || o.Reason != tc.wantReason):
 			t.Errorf("StandaloneURL %q: outcome %+v, want reason %s", tc.url, o, tc.wantReason)

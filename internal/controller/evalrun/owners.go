@@ -39,20 +39,18 @@ import (
 // run's own Testset and Metrics belongs to. Nothing is called until the run
 // passes.
 
-// owned checks the ids e names on conn's service, and its projectId under
+// owned checks the ids e names on its service, and its projectId under
 // a shared key; projects are those of the Testset and Metrics it names by
 // reference. It returns the outcome that stops e, or nil.
-func (r *Reconciler) owned(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, projects []string) (
+func (r *Reconciler) owned(ctx context.Context, s *scope, projects []string) (
 	*kit.Outcome, error) {
-	if !conn.HoldsCopies() {
-		return nil, nil
-	}
+	e := s.Obj
 	if id := string(e.Spec.TestsetID); id != "" {
 		var list v1alpha1.TestsetList
 		if err := r.Client.List(ctx, &list, client.MatchingFields{kit.TestsetIDIndex: id}); err != nil {
 			return nil, fmt.Errorf("listing the Testsets that hold id %s: %w", id, err)
 		}
-		holder, o := ownerOf(kit.TestsetIDs, "spec.testsetId", id, conn, e, kit.Pointers(list.Items))
+		holder, o := ownerOf(kit.TestsetIDs, "spec.testsetId", id, s, kit.Pointers(list.Items))
 		if o != nil {
 			return o, nil
 		}
@@ -65,7 +63,7 @@ func (r *Reconciler) owned(ctx context.Context, conn *remote.Connection, e *v1al
 		if err := r.Client.List(ctx, &list, client.MatchingFields{kit.MetricIDIndex: string(id)}); err != nil {
 			return nil, fmt.Errorf("listing the Metrics that hold id %s: %w", id, err)
 		}
-		holder, o := ownerOf(kit.MetricIDs, fmt.Sprintf("spec.metricIds[%d]", i), string(id), conn, e, kit.Pointers(list.Items))
+		holder, o := ownerOf(kit.MetricIDs, fmt.Sprintf("spec.metricIds[%d]", i), string(id), s, kit.Pointers(list.Items))
 		if o != nil {
 			return o, nil
 		}
@@ -73,22 +71,23 @@ func (r *Reconciler) owned(ctx context.Context, conn *remote.Connection, e *v1al
 			projects = append(projects, string(holder.Spec.ProjectID))
 		}
 	}
-	if conn.MayAdopt || slices.Contains(projects, string(e.Spec.ProjectID)) {
+	if s.Conn.MayAdopt || slices.Contains(projects, string(e.Spec.ProjectID)) {
 		return nil, nil
 	}
 	o := kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 		"spec.projectId %s is not the project of a Testset or Metric this run names that its namespace holds: %s; "+
-			"name the project of the run's own Testset and Metrics", e.Spec.ProjectID, sharedKey(conn)))
+			"name the project of the run's own Testset and Metrics", e.Spec.ProjectID, sharedKey(s.Conn)))
 	return &o, nil
 }
 
 // ownerOf returns the object of e's namespace that holds id (named at field
-// of e's spec) on conn's service, or the outcome that refuses the id: held
+// of e's spec) on s.Conn's service, or the outcome that refuses the id: held
 // by another namespace's object, or by none under a shared key. A nil holder
 // and outcome is an id no object holds, under a key the service checks.
-func ownerOf[T v1alpha1.IDClaim](k kit.IDKind, field, id string, conn *remote.Connection, e *v1alpha1.EvaluationRun,
+func ownerOf[T v1alpha1.IDClaim](k kit.IDKind, field, id string, s *scope,
 	claimants []T) (owner T, o *kit.Outcome) {
-	holder, found := kit.Holder(id, conn.Endpoint, claimants)
+	e := s.Obj
+	holder, found := kit.Holder(id, s.Conn.Endpoint, claimants)
 	var none T
 	switch {
 	case found && holder.GetNamespace() == e.Namespace:
@@ -98,16 +97,16 @@ func ownerOf[T v1alpha1.IDClaim](k kit.IDKind, field, id string, conn *remote.Co
 			"%s names remote %s %s, which a %s of another namespace holds on this service: a run names only the "+
 				"remote objects its own namespace holds", field, k.Kind, id, k.Kind))
 		return none, &stalled
-	case !conn.MayAdopt:
+	case !s.Conn.MayAdopt:
 		stalled := kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 			"%s names remote %s %s, which no %s of this namespace holds: %s; create a %s for it in this namespace "+
-				"and name that, or give the run its own spec.apiKeySecretRef", field, k.Kind, id, k.Kind, sharedKey(conn), k.Kind))
+				"and name that, or give the run its own spec.apiKeySecretRef", field, k.Kind, id, k.Kind, sharedKey(s.Conn), k.Kind))
 		return none, &stalled
 	}
 	return none, nil
 }
 
-// sharedKey says why conn may not take on a remote id no object holds.
+// sharedKey says why s.Conn may not take on a remote id no object holds.
 func sharedKey(conn *remote.Connection) string {
 	return conn.Service + "'s key is shared by every namespace it allows, so whose it is cannot be told, and its " +
 		"spec.adoption does not allow adoption"
@@ -116,11 +115,12 @@ func sharedKey(conn *remote.Connection) string {
 // adoption returns the outcome that stops e from following run id, which a
 // person recorded in its run-id annotation rather than the operator at the
 // create (status.runId), under a shared key: whose run it is cannot be told.
-func adoption(conn *remote.Connection, e *v1alpha1.EvaluationRun, id string) (kit.Outcome, bool) {
-	if !conn.HoldsCopies() || conn.MayAdopt || e.Status.RunID == id {
+func adoption(s *scope, id string) (kit.Outcome, bool) {
+	e := s.Obj
+	if s.Conn.MayAdopt || e.Status.RunID == id {
 		return kit.Outcome{}, false
 	}
 	return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 		"annotation %s names run %s, which this object did not create: %s; give the run its own "+
-			"spec.apiKeySecretRef, or remove the annotation", v1alpha1.RunIDAnnotation, id, sharedKey(conn))), true
+			"spec.apiKeySecretRef, or remove the annotation", v1alpha1.RunIDAnnotation, id, sharedKey(s.Conn))), true
 }

@@ -36,7 +36,6 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
-	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
@@ -61,26 +60,33 @@ const (
 // did not default (a client that skipped the CRD's defaulting).
 const defaultTimeout = 30 * time.Minute
 
-// Reconcile takes one EvaluationRun a step towards its verdict.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	e := &v1alpha1.EvaluationRun{}
-	if live, err := r.GetLive(ctx, req, e); !live || !e.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, err // nothing of a run is deleted in the service
+// scope is one reconcile of one EvaluationRun.
+type scope = kit.Scope[*v1alpha1.EvaluationRun, remote.RunClient]
+
+// lifecycle is the EvaluationRun's part of kit.Lifecycle: its client and
+// its steps. A run keeps no finalizer (nothing of it is deleted in the
+// service), and its service's failures are among what its deadline waits
+// for, so its steps read them (Scope.ConnErr).
+func (r *Reconciler) lifecycle() *kit.Lifecycle[*v1alpha1.EvaluationRun, remote.RunClient] {
+	return &kit.Lifecycle[*v1alpha1.EvaluationRun, remote.RunClient]{Base: r.Base,
+		New:       func() *v1alpha1.EvaluationRun { return &v1alpha1.EvaluationRun{} },
+		ClientFor: (*remote.Connection).Run,
+		Steps:     r.steps,
 	}
-	conn, cerr := r.Connector.Connect(ctx, e)
-	p := r.NewStatusPatcher(e)
-	p.Resolved(conn.Service)
-	if o, held := kit.HoldIfPaused(e); held {
-		return p.Finish(ctx, o, ctrl.Result{}, nil)
+}
+
+// steps takes the run a step towards its verdict, or, once judged, holds
+// it until its ttlSecondsAfterFinished.
+func (r *Reconciler) steps(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	e := s.Obj
+	if e.Status.Verdict == "" {
+		return r.step(ctx, s)
 	}
-	if e.Status.Verdict != "" {
-		if gone, err := r.expired(ctx, e); gone || err != nil {
-			return ctrl.Result{}, err
-		}
-		return p.Finish(ctx, finished(e), ttlRequeue(e, r.Clock.Now()), nil)
+	if gone, err := r.expired(ctx, e); gone || err != nil {
+		s.Unsaid()
+		return kit.Outcome{}, ctrl.Result{}, err
 	}
-	o, res, err := r.step(ctx, conn, cerr, e)
-	return p.Finish(ctx, o, res, err)
+	return finished(e), ttlRequeue(e, r.Clock.Now()), nil
 }
 
 // step takes the run a step (advance) and holds it to its deadline: a run
@@ -89,9 +95,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // retried at the next poll rather than after a longer backoff, and a run
 // that still waits at its deadline ends Inconclusive, with what it waited
 // for as the reason.
-func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
-	kit.Outcome, ctrl.Result, error) {
-	o, res, err := r.advance(ctx, conn, cerr, e)
+func (r *Reconciler) step(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	e := s.Obj
+	o, res, err := r.advance(ctx, s)
 	if e.Status.Verdict != "" {
 		return o, res, err
 	}
@@ -116,34 +122,34 @@ func (r *Reconciler) step(ctx context.Context, conn *remote.Connection, cerr err
 // advance creates the run, starts its executor, follows it, or judges it,
 // whichever is due. A run whose executor failed is judged at once: no more
 // records will come.
-func (r *Reconciler) advance(ctx context.Context, conn *remote.Connection, cerr error, e *v1alpha1.EvaluationRun) (
-	kit.Outcome, ctrl.Result, error) {
-	if cerr != nil {
-		return kit.ConnectFailure(cerr)
+func (r *Reconciler) advance(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	e := s.Obj
+	if s.ConnErr != nil {
+		return kit.ConnectFailure(s.ConnErr)
 	}
 	id := e.RecordedID()
 	if id == "" {
-		return r.create(ctx, conn, e)
+		return r.create(ctx, s)
 	}
-	if o, adopted := adoption(conn, e, id); adopted {
+	if o, adopted := adoption(s, id); adopted {
 		return o, ctrl.Result{}, nil
 	}
 	// Once the run exists its references never hold it up: a lost one is
 	// only named, so resolve gives no outcome to wait with.
 	refs, _, err := r.resolve(ctx, e, true)
 	if err != nil {
-		return derefOutcome(nil), ctrl.Result{}, err
+		return outcomeOrReadingRefs(nil), ctrl.Result{}, err
 	}
-	run, o, err := r.read(ctx, conn, e, id, refs)
+	run, o, err := r.read(ctx, s, id, refs)
 	if o != nil || err != nil {
-		return derefOutcome(o), ctrl.Result{}, err
+		return outcomeOrReadingRefs(o), ctrl.Result{}, err
 	}
 	observe(e, run)
 	unfinished := ""
 	if e.Spec.Executor != nil {
-		failed, o, err := r.startExecutor(ctx, conn, e, run)
+		failed, o, err := r.startExecutor(ctx, s, run)
 		if o != nil || err != nil {
-			return derefOutcome(o), ctrl.Result{}, err
+			return outcomeOrReadingRefs(o), ctrl.Result{}, err
 		}
 		unfinished = failed
 	}
@@ -159,23 +165,15 @@ func (r *Reconciler) advance(ctx context.Context, conn *remote.Connection, cerr 
 		return kit.Progressing(v1alpha1.ReasonRunning, progress(run, refs.missing)),
 			ctrl.Result{RequeueAfter: min(timeoutOf(e)-elapsed, pollAfter(elapsed))}, nil
 	}
-	return r.judge(ctx, conn, e, run, refs, unfinished)
+	return r.judge(ctx, s, run, refs, unfinished)
 }
 
-// read reads run id: from the service, or, where the service is standalone,
-// from e's status, where the REST server counts what is written to it for
-// the Metrics of refs.
-func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, id string,
+// read reads run id: from the service, or, where the cluster keeps the
+// run, from e's status, where the REST server counts what is written to it
+// for the Metrics of refs.
+func (r *Reconciler) read(ctx context.Context, s *scope, id string,
 	refs refs) (remote.Run, *kit.Outcome, error) {
-	if !conn.HoldsCopies() {
-		if e.Status.ExpectedRecords == nil && refs.testcases != nil {
-			// A run the REST server created: it expects its Testset's testcases.
-			n := clamp32(*refs.testcases)
-			e.Status.ExpectedRecords = &n
-		}
-		return remote.LocalRun(e, refs.metrics), nil, nil
-	}
-	run, err := conn.Client().GetRun(ctx, id)
+	run, err := s.Client.Get(ctx, refs.testcases, refs.metrics)
 	if err != nil {
 		o, _, err := kit.UpstreamFailure(err)
 		o.Message = "reading run " + id + ": " + o.Message
@@ -188,17 +186,18 @@ func (r *Reconciler) read(ctx context.Context, conn *remote.Connection, e *v1alp
 // guarded as a Metric's is: the create-pending annotation first, the run-id
 // annotation right after. A create whose answer was lost is never sent
 // again: the run may exist, and a run has no name to find it by.
-func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
+func (r *Reconciler) create(ctx context.Context, s *scope) (
 	kit.Outcome, ctrl.Result, error) {
+	e := s.Obj
 	if e.CreatePending() {
 		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, fmt.Sprintf(
 			"a create was sent and its answer lost, so the run may exist in the service; a run is never created "+
 				"twice: set annotation %s to its id, or remove annotation %s to create a new run",
 			v1alpha1.RunIDAnnotation, v1alpha1.CreatePendingAnnotation)), ctrl.Result{}, nil
 	}
-	refs, o, err := r.prepare(ctx, conn, e)
+	refs, o, err := r.prepare(ctx, s)
 	if o != nil || err != nil {
-		return derefOutcome(o), ctrl.Result{}, err
+		return outcomeOrReadingRefs(o), ctrl.Result{}, err
 	}
 	if !r.Clock.Now().Before(deadlineOf(e)) {
 		// Too late for a run to be judged in time: step ends the run.
@@ -208,15 +207,15 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 	guarded := false
 	guard := func(ctx context.Context) error {
 		guarded = true
-		return kit.MarkPending(ctx, r.Client, r.Clock, e, conn.Endpoint, false)
+		return kit.MarkPending(ctx, r.Client, r.Clock, e, s.Conn.Endpoint, false)
 	}
-	run, err := conn.Client().CreateRun(context.WithoutCancel(ctx), refs.request(e), guard)
+	run, err := s.Client.Create(context.WithoutCancel(ctx), refs.request(e), guard)
 	switch {
 	case err != nil && !guarded:
 		return kit.UpstreamFailure(err)
-	case !e.CreatePending() && conn.HoldsCopies():
-		// The guard's write failed: nothing was sent. (A standalone create
-		// sends nothing and needs no guard.)
+	case guarded && !e.CreatePending():
+		// The guard's write failed: nothing was sent. (A create that cannot
+		// leave a duplicate needs no guard.)
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 	case err != nil && remote.FailureOf(err) == remote.OutcomeUnknown:
 		return kit.Stalled(v1alpha1.ReasonCreateOutcomeUnknown, "the create was sent but no answer came back, so the "+
@@ -228,17 +227,14 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, e *v1a
 		}
 		return kit.UpstreamFailure(err)
 	}
-	if !conn.HoldsCopies() {
-		run.Expected = refs.testcases
-	}
-	return r.created(ctx, conn, e, run, refs)
+	return r.created(ctx, s, run, refs)
 }
 
-// created records the id of the run just created, and the version it
-// judges, and starts its executor.
-func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
-	refs refs) (kit.Outcome, ctrl.Result, error) {
-	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", conn.Service)
+// created records the id of the run just created and starts its executor.
+func (r *Reconciler) created(ctx context.Context, s *scope, run remote.Run, refs refs) (
+	kit.Outcome, ctrl.Result, error) {
+	e := s.Obj
+	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", s.Conn.Service)
 	now := metav1.NewTime(r.Clock.Now())
 	e.Status.RunID, e.Status.StartTime = run.ID, &now
 	if err := kit.PatchAnnotations(ctx, r.Client, e, map[string]any{
@@ -249,8 +245,8 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 	observe(e, run)
 	e.Status.SystemVersionID, e.Status.SystemID = refs.systemVersionID, refs.systemID
 	if e.Spec.Executor != nil {
-		if _, o, err := r.startExecutor(ctx, conn, e, run); o != nil || err != nil {
-			return derefOutcome(o), ctrl.Result{}, err
+		if _, o, err := r.startExecutor(ctx, s, run); o != nil || err != nil {
+			return outcomeOrReadingRefs(o), ctrl.Result{}, err
 		}
 	}
 	return kit.Progressing(v1alpha1.ReasonRunning, progress(run, nil)), ctrl.Result{RequeueAfter: minPoll}, nil
@@ -259,45 +255,47 @@ func (r *Reconciler) created(ctx context.Context, conn *remote.Connection, e *v1
 // prepare resolves the run's references, checks its executor and that its
 // namespace holds the remote ids it names (owned): what must hold before the
 // run is created.
-func (r *Reconciler) prepare(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun) (
+func (r *Reconciler) prepare(ctx context.Context, s *scope) (
 	refs, *kit.Outcome, error) {
-	if !conn.HoldsCopies() && len(e.Spec.MetricIDs) > 0 {
-		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, "on a standalone service the cluster is the "+
-			"record of the Metrics that judge a run: name them by spec.metricRefs, not metricIds")
+	e := s.Obj
+	if why := s.Client.Unsupported(); why != "" {
+		o := kit.Stalled(v1alpha1.ReasonStandaloneUnsupported, why)
 		return refs{}, &o, nil
 	}
 	refs, o, err := r.resolve(ctx, e, false)
 	if o != nil || err != nil {
 		return refs, o, err
 	}
-	if o := versionRefused(conn.HoldsCopies(), refs.systemVersionID); o != nil {
-		return refs, o, nil
+	if why := s.Client.RefusedVersion(refs.systemVersionID); why != "" {
+		o := kit.Stalled(v1alpha1.ReasonInvalidSystemVersionID, why)
+		return refs, &o, nil
 	}
 	if e.Spec.Executor != nil {
-		if o, err := r.checkExecutor(ctx, conn, e, refs.testsetID); o != nil || err != nil {
+		if o, err := r.checkExecutor(ctx, s, refs.testsetID); o != nil || err != nil {
 			return refs, o, err
 		}
 	}
-	o, err = r.owned(ctx, conn, e, refs.projects)
+	o, err = r.owned(ctx, s, refs.projects)
 	return refs, o, err
 }
 
 // judge reads the run's scores page by page and records the verdict. A
 // Testset or Metric the run lost since it was created makes the verdict at
 // best Inconclusive, naming it; a lost Metric's scores are not judged.
-func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
+func (r *Reconciler) judge(ctx context.Context, s *scope, run remote.Run,
 	refs refs, unfinished string) (kit.Outcome, ctrl.Result, error) {
+	e := s.Obj
 	// A run whose id a person recorded was never checked at its create.
-	if o, err := r.owned(ctx, conn, e, refs.projects); o != nil || err != nil {
-		return derefOutcome(o), ctrl.Result{}, err
+	if o, err := r.owned(ctx, s, refs.projects); o != nil || err != nil {
+		return outcomeOrReadingRefs(o), ctrl.Result{}, err
 	}
-	metrics, err := refs.judged(ctx, conn.Client(), e, run)
+	metrics, err := refs.judged(ctx, s.Client, e, run)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		o.Message = "reading the run's Metrics: " + o.Message
 		return o, res, err
 	}
-	tally, err := r.tally(ctx, conn, e, run, metrics)
+	tally, err := s.Client.Tally(ctx, run, metrics)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		o.Message = "reading the scores of run " + run.ID + ": " + o.Message
@@ -317,22 +315,6 @@ func (r *Reconciler) judge(ctx context.Context, conn *remote.Connection, e *v1al
 	return finished(e), ttlRequeue(e, r.Clock.Now()), nil
 }
 
-// tally counts run's scores: read page by page from the service, or, for a
-// standalone run, the counts the REST server kept in e's status.
-func (r *Reconciler) tally(ctx context.Context, conn *remote.Connection, e *v1alpha1.EvaluationRun, run remote.Run,
-	metrics []verdict.Metric) (*verdict.Tally, error) {
-	if !conn.HoldsCopies() {
-		counts := make([]verdict.Count, len(metrics))
-		for i, m := range metrics {
-			counts[i] = remote.CountOf(e, m.ID)
-		}
-		return verdict.FromCounts(metrics, run.Records, counts), nil
-	}
-	tally := verdict.NewTally(metrics)
-	err := conn.Client().Scores(ctx, run.ID, func(s []verdict.Score) error { tally.Add(s); return nil })
-	return tally, err
-}
-
 // finished is the Ready outcome of a judged run, whatever its verdict.
 func finished(e *v1alpha1.EvaluationRun) kit.Outcome {
 	msg := string(e.Status.Verdict)
@@ -342,8 +324,9 @@ func finished(e *v1alpha1.EvaluationRun) kit.Outcome {
 	return kit.Ready(v1alpha1.ReasonCompleted, msg)
 }
 
-// derefOutcome is *o, or the zero outcome of an error.
-func derefOutcome(o *kit.Outcome) kit.Outcome {
+// outcomeOrReadingRefs is *o, or, where the step decided none (it failed
+// before), Progressing while the run's Testset and Metrics are read.
+func outcomeOrReadingRefs(o *kit.Outcome) kit.Outcome {
 	if o == nil {
 		return kit.Progressing(v1alpha1.ReasonReferencesNotReady, "reading the run's Testset and Metrics")
 	}
@@ -371,15 +354,4 @@ func (r *Reconciler) expired(ctx context.Context, e *v1alpha1.EvaluationRun) (bo
 		return false, fmt.Errorf("deleting after ttlSecondsAfterFinished: %w", err)
 	}
 	return true, nil
-}
-
-// versionRefused stops a run whose systemVersionId a real service would
-// refuse, or leave unlinked: not a UUID. A standalone service takes any id.
-func versionRefused(holdsCopies bool, id string) *kit.Outcome {
-	if !holdsCopies || id == "" || v1alpha1.ValidUUID(id) {
-		return nil
-	}
-	o := kit.Stalled(v1alpha1.ReasonInvalidSystemVersionID, fmt.Sprintf("systemVersionId %s is not a UUID, which the "+
-		"service holds version ids as; name a SystemVersion by spec.systemVersionRef, or give its id", quote.Cut(id, 64)))
-	return &o
 }

@@ -202,13 +202,13 @@ func (f refs) request(e *v1alpha1.EvaluationRun) remote.RunRequest {
 		ids = append(ids, m.ID)
 	}
 	return remote.RunRequest{ProjectID: e.Spec.ProjectID, TestsetID: f.testsetID,
-		SystemVersionID: f.systemVersionID, MetricIDs: append(ids, f.metricIDs...)}
+		SystemVersionID: f.systemVersionID, MetricIDs: append(ids, f.metricIDs...), Testcases: f.testcases}
 }
 
 // judged are the run's Metrics as the verdict judges them: those of
 // metricRefs from the cluster, those of metricIds read from the service;
 // each with its minimum pass rate and the version id the run gave it.
-func (f refs) judged(ctx context.Context, c remote.Client, e *v1alpha1.EvaluationRun, run remote.Run) (
+func (f refs) judged(ctx context.Context, c remote.RunClient, e *v1alpha1.EvaluationRun, run remote.Run) (
 	[]verdict.Metric, error) {
 	out := append([]verdict.Metric(nil), f.metrics...)
 	// Read at once rather than one after another: a run names up to 50.
@@ -217,7 +217,7 @@ func (f refs) judged(ctx context.Context, c remote.Client, e *v1alpha1.Evaluatio
 	var wg sync.WaitGroup
 	for i, id := range f.metricIDs {
 		wg.Go(func() {
-			m, err := c.GetMetric(ctx, id)
+			m, err := c.Metric(ctx, id)
 			read[i], errs[i] = m.Judging(), err
 			read[i].Name = id
 		})

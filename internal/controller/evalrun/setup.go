@@ -62,7 +62,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		return fmt.Errorf("indexing EvaluationRuns by the objects they name: %w", err)
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
-		Object: &v1alpha1.EvaluationRun{}, List: &v1alpha1.EvaluationRunList{}, Reconciler: &Reconciler{Base: b},
+		Object: &v1alpha1.EvaluationRun{}, List: &v1alpha1.EvaluationRunList{}, Reconciler: (&Reconciler{Base: b}).lifecycle(),
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled,
 			kit.IDEdited(v1alpha1.RunIDAnnotation)),
 		Watches: []kit.Watch{

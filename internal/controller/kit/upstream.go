@@ -31,7 +31,7 @@ import (
 // without a change to its Secret (a change re-triggers at once).
 const unauthorizedRetry = 5 * time.Minute
 
-// UpstreamFailure maps a failed service call (remote.Client) to the
+// UpstreamFailure maps a failed service call (a kind's remote client) to the
 // object's outcome and to how the call is retried: a returned error backs off exponentially in the
 // work queue; a nil error with no RequeueAfter waits for a change.
 func UpstreamFailure(err error) (Outcome, ctrl.Result, error) {

@@ -35,41 +35,43 @@ const byNamePages = 100
 // createOrAdopt is the step of a Metric with no recorded id: with
 // adoptionPolicy ByName, look for its remote Metric by name first; create
 // only where managementPolicies allow it.
-func (r *Reconciler) createOrAdopt(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) createOrAdopt(ctx context.Context, s *scope) (
 	kit.Outcome, ctrl.Result, error,
 ) {
+	m := s.Obj
 	canCreate := m.Spec.Allows(v1alpha1.ManagementCreate)
 	switch {
 	case m.Spec.AdoptionPolicy == v1alpha1.AdoptionByName:
-		return r.byName(ctx, conn, c, m, canCreate)
+		return r.byName(ctx, s, canCreate)
 	case !canCreate:
 		return r.withoutPending(ctx, m, createNotAllowed(m), ctrl.Result{}, nil)
 	}
-	return r.create(ctx, conn, c, m)
+	return r.create(ctx, s)
 }
 
 // byName adopts the project's one Metric named as m's spec, or creates it
 // where canCreate.
-func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
+func (r *Reconciler) byName(ctx context.Context, s *scope,
 	canCreate bool) (kit.Outcome, ctrl.Result, error) {
+	m := s.Obj
 	if canCreate && !m.CreatePending() {
 		// The mark goes before the list: a crash between the list and the
 		// create is then settled from the service's list, as any cut-off create.
 		mark := func(ctx context.Context) error {
-			return kit.MarkPending(ctx, r.Client, r.Clock, m, conn.Endpoint, m.Spec.DeletesRemote())
+			return kit.MarkPending(ctx, r.Client, r.Clock, m, s.Conn.Endpoint, m.Spec.DeletesRemote())
 		}
-		if err := c.BeforeCreate(ctx, mark); err != nil {
+		if err := s.Client.BeforeCreate(ctx, mark); err != nil {
 			return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
 		}
 	}
-	free, complete, o, res, err := r.listNamed(ctx, c, m)
+	free, complete, o, res, err := r.listNamed(ctx, s)
 	if err != nil || o.Phase != kit.PhaseReady {
 		return r.withoutPending(ctx, m, o, res, err)
 	}
-	lookAgain := ctrl.Result{RequeueAfter: conn.DriftInterval}
+	lookAgain := ctrl.Result{RequeueAfter: s.Conn.DriftInterval}
 	switch {
 	case len(free) == 1:
-		return r.adoptByName(ctx, conn, c, m, free[0].ID)
+		return r.adoptByName(ctx, s, free[0].ID)
 	case len(free) > 1:
 		return r.withoutPending(ctx, m, ambiguousName(m, free), lookAgain, nil)
 	case !complete:
@@ -79,14 +81,14 @@ func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remo
 	case !canCreate:
 		return r.withoutPending(ctx, m, noneNamed(m), lookAgain, nil)
 	}
-	o, res, err = r.create(ctx, conn, c, m)
+	o, res, err = r.create(ctx, s)
 	if err != nil || o.Reason != v1alpha1.ReasonCreated {
 		return o, res, err
 	}
 	// Another cluster may have listed and created at the same instant: a
 	// race no list can close. Listing again after the create finds the
 	// pair, as at least the later of the two creates sees the earlier.
-	if held, ho, hres, herr := r.holdIfAmbiguous(ctx, conn, c, m); held {
+	if held, ho, hres, herr := r.holdIfAmbiguous(ctx, s); held {
 		return ho, hres, herr
 	}
 	return o, res, err
@@ -95,10 +97,11 @@ func (r *Reconciler) byName(ctx context.Context, conn *remote.Connection, c remo
 // listNamed lists the project's Metrics named as m's spec that no other
 // object of the cluster holds. A Ready o means the list succeeded; any other
 // o is the outcome of its failure.
-func (r *Reconciler) listNamed(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) listNamed(ctx context.Context, s *scope) (
 	free []remote.Metric, complete bool, o kit.Outcome, res ctrl.Result, err error,
 ) {
-	named, complete, err := listWhere(ctx, c, m.Spec.ProjectID, byNamePages,
+	m := s.Obj
+	named, complete, err := listWhere(ctx, s.Client, m.Spec.ProjectID, byNamePages,
 		func(got remote.Metric) bool { return got.Name == string(m.Spec.Name) })
 	if err != nil {
 		o, res, err := listFailure(m, err)
@@ -118,10 +121,11 @@ func (r *Reconciler) listNamed(ctx context.Context, c remote.Client, m *v1alpha1
 // AmbiguousName while its project holds other Metrics of its name that no
 // object of the cluster holds (two clusters created it at once): it neither
 // updates nor creates until a person deletes the extra copies.
-func (r *Reconciler) holdIfAmbiguous(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) holdIfAmbiguous(ctx context.Context, s *scope) (
 	bool, kit.Outcome, ctrl.Result, error,
 ) {
-	free, _, o, res, err := r.listNamed(ctx, c, m)
+	m := s.Obj
+	free, _, o, res, err := r.listNamed(ctx, s)
 	if err != nil || o.Phase != kit.PhaseReady {
 		return true, o, res, err
 	}
@@ -130,7 +134,7 @@ func (r *Reconciler) holdIfAmbiguous(ctx context.Context, conn *remote.Connectio
 	}
 	o = ambiguousName(m, free)
 	o.Message = "remote Metric " + m.RecordedID() + " is recorded, but " + o.Message
-	return true, o, ctrl.Result{RequeueAfter: conn.DriftInterval}, nil
+	return true, o, ctrl.Result{RequeueAfter: s.Conn.DriftInterval}, nil
 }
 
 // withoutPending ends a step that sent no create: a create-pending mark
@@ -151,25 +155,26 @@ func (r *Reconciler) withoutPending(ctx context.Context, m *v1alpha1.Metric, o k
 // adoptByName records id as m's remote Metric, durably, as a create
 // records its answer, and then reads it as any adopted Metric; where conn
 // may not adopt, it looks again every drift interval.
-func (r *Reconciler) adoptByName(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) adoptByName(ctx context.Context, s *scope, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
-	if !conn.MayAdopt {
-		return r.withoutPending(ctx, m, adoptionNotAllowed(conn, fmt.Sprintf(
+	m := s.Obj
+	if !s.Conn.MayAdopt {
+		return r.withoutPending(ctx, m, adoptionNotAllowed(s.Conn, fmt.Sprintf(
 			"adopting remote Metric %s, the one Metric named %q in project %s that no object holds",
 			id, m.Spec.Name, m.Spec.ProjectID), "set spec.adoptionPolicy to None to create a new remote Metric"),
-			ctrl.Result{RequeueAfter: conn.DriftInterval}, nil)
+			ctrl.Result{RequeueAfter: s.Conn.DriftInterval}, nil)
 	}
 	// The id and the service it belongs to, in one write (with or without a pending mark).
 	err := r.patchAnnotations(ctx, m, map[string]any{
 		v1alpha1.MetricIDAnnotation:      id,
 		v1alpha1.CreatePendingAnnotation: nil,
-		v1alpha1.ServiceAnnotation:       conn.Endpoint,
+		v1alpha1.ServiceAnnotation:       s.Conn.Endpoint,
 	})
 	if err != nil {
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id adopted by name"), ctrl.Result{}, err
 	}
-	o, res, err := r.adopt(ctx, c, r.drift.Every(conn.DriftInterval), m, id)
+	o, res, err := r.adopt(ctx, s, r.drift.Every(s.Conn.DriftInterval), id)
 	if o.Reason == v1alpha1.ReasonAdopted {
 		o.Message = fmt.Sprintf("adopted remote Metric %s by name: the one Metric named %q in project %s that no other object holds",
 			id, m.Spec.Name, m.Spec.ProjectID)

@@ -26,6 +26,16 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 )
 
+// claim is the Metric's claim step: a recorded id must be valid and no
+// other Metric's on its service.
+func (r *Reconciler) claim(ctx context.Context, s *scope) (kit.Outcome, bool, error) {
+	id := s.Obj.RecordedID()
+	if id == "" {
+		return kit.Outcome{}, false, nil
+	}
+	return r.claimOutcome(ctx, s.Conn.Endpoint, s.Obj, id)
+}
+
 // claimOutcome returns the Stalled outcome of a Metric whose recorded id id
 // is invalid or held by another Metric on the service at endpoint, and
 // false when the claim is sound (kit.ClaimOutcome).

@@ -46,89 +46,77 @@ type Reconciler struct {
 	sent     *sentSpecs
 }
 
-// Reconcile brings one Metric to Ready.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	m := &v1alpha1.Metric{}
-	if live, err := r.GetLive(ctx, req, m); !live {
-		return ctrl.Result{}, err
+// scope is one reconcile of one Metric.
+type scope = kit.Scope[*v1alpha1.Metric, remote.MetricClient]
+
+// lifecycle is the Metric's part of kit.Lifecycle: its client, its read of
+// what the cache trims, its finalizer, its claim and its steps.
+func (r *Reconciler) lifecycle() *kit.Lifecycle[*v1alpha1.Metric, remote.MetricClient] {
+	return &kit.Lifecycle[*v1alpha1.Metric, remote.MetricClient]{Base: r.Base,
+		New:       func() *v1alpha1.Metric { return &v1alpha1.Metric{} },
+		ClientFor: (*remote.Connection).Metric,
+		Read: func(ctx context.Context, s *scope) error {
+			return r.readWhole(ctx, s.Obj, r.drift.Every(s.Conn.DriftInterval))
+		},
+		Remote:         &kit.MetricIDs,
+		NeedsFinalizer: remote.MetricClient.NeedsFinalizer,
+		Finalize:       r.finalize,
+		Claim:          r.claim,
+		Steps:          r.sync,
 	}
-	conn, cerr := r.Connector.Connect(ctx, m)
-	if err := r.readWhole(ctx, m, r.drift.Every(conn.DriftInterval)); err != nil {
-		return ctrl.Result{}, err
-	}
-	p := r.NewStatusPatcher(m)
-	p.Resolved(conn.Service)
-	if o, held := kit.HoldIfPaused(m); held {
-		return p.Finish(ctx, o, ctrl.Result{}, nil)
-	}
-	if !m.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, conn, cerr, m, p)
-	}
-	if o, stop, err := r.checkService(ctx, conn, cerr, m); stop {
-		return p.Finish(ctx, o, ctrl.Result{}, err)
-	}
-	if err := r.syncFinalizer(ctx, conn, m); err != nil {
-		return ctrl.Result{}, err
-	}
-	o, res, err := r.sync(ctx, p, conn, m)
-	return p.Finish(ctx, o, res, err)
 }
 
 // sync works out the Metric's state and takes the one step it calls for.
-func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, m *v1alpha1.Metric) (
-	kit.Outcome, ctrl.Result, error,
-) {
+func (r *Reconciler) sync(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	m := s.Obj
 	if id := m.RecordedID(); id != "" {
-		if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, m, id); refused || err != nil {
-			return o, ctrl.Result{}, err
-		}
-		if o, refused := adoptionOutcome(conn, m, id); refused {
+		if o, refused := adoptionOutcome(s, id); refused {
 			return o, ctrl.Result{}, nil
 		}
 		if !recreateAllowed(m, id) || !m.Spec.Allows(v1alpha1.ManagementCreate) {
-			return r.syncRemote(ctx, conn, m, id)
+			return r.syncRemote(ctx, s, id)
 		}
-		if err := r.forgetID(ctx, p, m, id); err != nil {
+		if err := r.forgetID(ctx, s.Status, m, id); err != nil {
 			// Still RemoteNotFound with the recreate annotation: the next attempt repeats this.
 			return remoteNotFound(m, id), ctrl.Result{}, err
 		}
 	}
 	if m.CreatePending() {
 		// A create that never committed is sent again, through the guarded path.
-		c := conn.Client()
-		return r.settlePending(ctx, conn, c, m, func() (kit.Outcome, ctrl.Result, error) {
-			return r.createOrAdopt(ctx, conn, c, m)
+		return r.settlePending(ctx, s, func() (kit.Outcome, ctrl.Result, error) {
+			return r.createOrAdopt(ctx, s)
 		})
 	}
-	if o, held, err := kit.StillRejected(ctx, p, m, v1alpha1.ReasonCreating); held {
+	if o, held, err := kit.StillRejected(ctx, s.Status, m, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.
 		return o, ctrl.Result{}, err
 	}
-	return r.createOrAdopt(ctx, conn, conn.Client(), m)
+	return r.createOrAdopt(ctx, s)
 }
 
 // create sends the one create request. Where the service could end up
 // holding a duplicate, the client first calls guard, which records the
 // create-pending annotation; where it cannot (the cluster is the system of
 // record), the id is recorded in one conditional write.
-func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) create(ctx context.Context, s *scope) (
 	kit.Outcome, ctrl.Result, error,
 ) {
+	m := s.Obj
 	guarded := false
 	guard := func(ctx context.Context) error {
 		guarded = true
-		return kit.MarkPending(ctx, r.Client, r.Clock, m, conn.Endpoint, m.Spec.DeletesRemote())
+		return kit.MarkPending(ctx, r.Client, r.Clock, m, s.Conn.Endpoint, m.Spec.DeletesRemote())
 	}
 	// Once the create is marked pending, see it through to its answer even
 	// when the manager is stopping (a rolling update): cancelling it mid-flight
 	// would leave the Metric at CreateOutcomeUnknown. The request's own timeout
 	// still bounds it, within the manager's graceful shutdown.
-	resp, err := c.Create(context.WithoutCancel(ctx), &m.Spec, guard)
+	resp, err := s.Client.Create(context.WithoutCancel(ctx), &m.Spec, guard)
 	switch {
 	case err != nil && !guarded:
 		return kit.UpstreamFailure(err)
 	case !guarded:
-		return r.recordLocalID(ctx, m, conn.Endpoint, resp)
+		return r.recordLocalID(ctx, m, s.Conn.Endpoint, resp)
 	case !m.CreatePending():
 		// The guard itself failed: nothing was sent.
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the pending create"), ctrl.Result{}, err
@@ -143,7 +131,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 		}
 		return kit.UpstreamFailure(err)
 	}
-	ctrl.LoggerFrom(ctx).Info("Created remote Metric", "id", resp.ID, "service", conn.Service)
+	ctrl.LoggerFrom(ctx).Info("Created remote Metric", "id", resp.ID, "service", s.Conn.Service)
 	err = r.annotateID(ctx, m, resp.ID)
 	// After the patch, which answers with the stored status.
 	resp.Record(&m.Status)
@@ -152,7 +140,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 		// status.id is patched all the same; the next reconcile finishes the annotation from it.
 		return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
-	return kit.Ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.Every(conn.DriftInterval).Requeue(m.UID), nil
+	return kit.Ready(v1alpha1.ReasonCreated, "created remote Metric "+resp.ID), r.drift.Every(s.Conn.DriftInterval).Requeue(m.UID), nil
 }
 
 // recordLocalID records the id of a create that cannot have left a

@@ -46,67 +46,50 @@ var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v
 // forceHint ends the message of a deletion that waits on the service.
 const forceHint = "; to delete the object and keep the remote Metric, set spec.deletionPolicy to Orphan"
 
-// wantsFinalizer reports whether deleting m must delete its remote Metric
-// first: by policy, and only when there is a remote copy to delete.
-func wantsFinalizer(conn *remote.Connection, m *v1alpha1.Metric) bool {
-	return conn.HoldsCopies() && m.Spec.DeletesRemote()
-}
-
-// syncFinalizer adds the finalizer to a Metric that has, or may have, a
-// remote Metric without it, and removes it where it has no use (policy
-// Orphan, standalone mode); see kit.SyncFinalizer.
-func (r *Reconciler) syncFinalizer(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric) error {
-	return kit.SyncFinalizer(ctx, r.Client, m, wantsFinalizer(conn, m), mayHaveRemote(m))
-}
-
-func mayHaveRemote(m *v1alpha1.Metric) bool {
-	return m.RecordedID() != "" || m.CreatePending()
-}
-
 // finalize runs while a Metric carrying the finalizer is being deleted: it
 // settles the remote Metric, by policy, then lets the object go. Until it
 // can, the conditions say why and how to force it.
-func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr error, m *v1alpha1.Metric,
-	p *kit.StatusPatcher) (ctrl.Result, error) {
-	if m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan && mayHaveRemote(m) {
+func (r *Reconciler) finalize(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	m := s.Obj
+	if m.Spec.DeletionPolicy != v1alpha1.DeletionPolicyOrphan && kit.MayHaveRemote(m) {
 		// Whatever the policy, nothing is deleted through a service that
 		// cannot be used or does not hold the remote Metric.
-		if o, stop, err := r.checkService(ctx, conn, cerr, m); stop {
+		if o, stop, err := s.CheckService(ctx); stop {
 			o.Message += forceHint
-			return p.Finish(ctx, o, ctrl.Result{}, err)
+			return o, ctrl.Result{}, err
 		}
 	}
-	if !wantsFinalizer(conn, m) {
-		return r.release(ctx, m, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
+	if !s.Client.NeedsFinalizer() {
+		return r.release(ctx, s, corev1.EventTypeNormal, v1alpha1.EventOrphaned,
 			"deletionPolicy is Orphan, managementPolicies do not allow Delete, or the operator runs standalone: "+kept(m))
 	}
 	if id := m.RecordedID(); id != "" {
 		// A refused claim must not delete the remote Metric another object holds.
-		if o, refused, _ := r.claimOutcome(ctx, conn.Endpoint, m, id); refused {
-			return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
+		if o, refused, _ := r.claimOutcome(ctx, s.Conn.Endpoint, m, id); refused {
+			return r.release(ctx, s, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
 				"deleted nothing in the service: "+o.Message)
 		}
 		if m.Status.ID != id {
-			if own, o, res, err := r.readBeforeDelete(ctx, conn, m, id); !own {
-				return r.releaseUnread(ctx, p, m, o, res, err)
+			if own, o, res, err := r.readBeforeDelete(ctx, s, id); !own {
+				return r.releaseUnread(ctx, s, o, res, err)
 			}
 		}
 	}
 	removing, err := r.crdRemoved(ctx)
 	if err != nil {
-		return p.Finish(ctx, kit.Progressing(v1alpha1.ReasonDeletingRemote, err.Error()+forceHint), ctrl.Result{}, err)
+		return kit.Progressing(v1alpha1.ReasonDeletingRemote, err.Error()+forceHint), ctrl.Result{}, err
 	}
 	if removing {
 		// A CRD removal deletes every Metric by cascade; a cleanup of the
 		// cluster must not empty the service.
-		return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
+		return r.release(ctx, s, corev1.EventTypeWarning, v1alpha1.EventOrphaned,
 			"the Metric CRD is being removed: "+kept(m))
 	}
-	o, res, err := r.deleteRemote(ctx, conn, m)
+	o, res, err := r.deleteRemote(ctx, s)
 	if o.Phase == kit.PhaseReady {
-		return r.release(ctx, m, corev1.EventTypeNormal, o.Reason, o.Message)
+		return r.release(ctx, s, corev1.EventTypeNormal, o.Reason, o.Message)
 	}
-	return p.Finish(ctx, o, res, err)
+	return o, res, err
 }
 
 // readBeforeDelete reads an id never read under m (an adoption whose read
@@ -114,13 +97,14 @@ func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr
 // only an id m may adopt and the service has is m's to delete. own is true
 // when it is; otherwise a Ready o releases m without another call, and any
 // other o is a passing failure to retry.
-func (r *Reconciler) readBeforeDelete(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) readBeforeDelete(ctx context.Context, s *scope, id string) (
 	own bool, o kit.Outcome, res ctrl.Result, err error,
 ) {
-	if o, refused := adoptionOutcome(conn, m, id); refused {
+	m := s.Obj
+	if o, refused := adoptionOutcome(s, id); refused {
 		return false, kit.Ready(v1alpha1.EventOrphaned, o.Message), ctrl.Result{}, nil
 	}
-	seen, err := conn.Client().Observe(ctx, id, &m.Spec)
+	seen, err := s.Client.Observe(ctx, id, &m.Spec)
 	switch {
 	case err == nil:
 		seen.Metric.Record(&m.Status)
@@ -134,12 +118,12 @@ func (r *Reconciler) readBeforeDelete(ctx context.Context, conn *remote.Connecti
 
 // releaseUnread ends the deletion of m whose id readBeforeDelete did not
 // find m's: released without deleting anything when o is Ready, else o.
-func (r *Reconciler) releaseUnread(ctx context.Context, p *kit.StatusPatcher, m *v1alpha1.Metric, o kit.Outcome,
-	res ctrl.Result, err error) (ctrl.Result, error) {
+func (r *Reconciler) releaseUnread(ctx context.Context, s *scope, o kit.Outcome, res ctrl.Result, err error) (
+	kit.Outcome, ctrl.Result, error) {
 	if o.Phase != kit.PhaseReady {
-		return p.Finish(ctx, o, res, err)
+		return o, res, err
 	}
-	return r.release(ctx, m, corev1.EventTypeWarning, v1alpha1.EventOrphaned, "deleted nothing in the service: "+o.Message)
+	return r.release(ctx, s, corev1.EventTypeWarning, v1alpha1.EventOrphaned, "deleted nothing in the service: "+o.Message)
 }
 
 func kept(m *v1alpha1.Metric) string {
@@ -151,15 +135,16 @@ func kept(m *v1alpha1.Metric) string {
 
 // deleteRemote deletes m's remote Metric. A ready outcome means there is no
 // remote Metric left to wait for.
-func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric) (
+func (r *Reconciler) deleteRemote(ctx context.Context, s *scope) (
 	kit.Outcome, ctrl.Result, error,
 ) {
-	c := conn.Client()
+	m := s.Obj
+	c := s.Client
 	id := m.RecordedID()
 	if id == "" && m.CreatePending() {
 		// An earlier create may have made a remote Metric: the service's list
 		// settles it as for a live Metric, and a recovered one is deleted.
-		o, res, err := r.settlePending(ctx, conn, c, m, func() (kit.Outcome, ctrl.Result, error) {
+		o, res, err := r.settlePending(ctx, s, func() (kit.Outcome, ctrl.Result, error) {
 			return kit.Ready(v1alpha1.ReasonCompleted, "the earlier create never reached the service: nothing to delete"),
 				ctrl.Result{}, nil
 		})
@@ -228,12 +213,15 @@ func (r *Reconciler) crdRemoved(ctx context.Context) (bool, error) {
 
 // release removes the finalizer, letting the object go, and says why in an
 // event. The object is gone or about to be: no status is written.
-func (r *Reconciler) release(ctx context.Context, m *v1alpha1.Metric, eventType, reason, message string) (ctrl.Result, error) {
+func (r *Reconciler) release(ctx context.Context, s *scope, eventType, reason, message string) (
+	kit.Outcome, ctrl.Result, error) {
+	s.Unsaid()
+	m := s.Obj
 	if err := kit.PatchFinalizer(ctx, r.Client, m, controllerutil.RemoveFinalizer); err != nil {
-		return ctrl.Result{}, err
+		return kit.Outcome{}, ctrl.Result{}, err
 	}
 	r.sent.forget(m.UID)
 	r.Recorder.Eventf(m, nil, eventType, reason, "Delete", "%s", message)
 	ctrl.LoggerFrom(ctx).V(1).Info("Released", "reason", reason)
-	return ctrl.Result{}, nil
+	return kit.Outcome{}, ctrl.Result{}, nil
 }

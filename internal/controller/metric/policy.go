@@ -73,8 +73,9 @@ func (r *Reconciler) recordSynced(m *v1alpha1.Metric, drifted []string) {
 // records Synced; different, it sends the spec as one update where the
 // policy allows Update (corrected), else reports the difference. got is
 // the remote Metric as it now is.
-func (r *Reconciler) settleDrift(ctx context.Context, c remote.Client, m *v1alpha1.Metric, id string,
+func (r *Reconciler) settleDrift(ctx context.Context, s *scope, id string,
 	seen remote.Observation) (got remote.Metric, corrected bool, err error) {
+	m := s.Obj
 	switch {
 	case seen.UpToDate:
 		r.recordSynced(m, nil)
@@ -83,7 +84,7 @@ func (r *Reconciler) settleDrift(ctx context.Context, c remote.Client, m *v1alph
 		r.recordSynced(m, seen.Metric.Drifted(&m.Spec))
 		return seen.Metric, false, nil
 	}
-	if got, err = c.Update(ctx, id, &m.Spec); err != nil {
+	if got, err = s.Client.Update(ctx, id, &m.Spec); err != nil {
 		return remote.Metric{}, false, err
 	}
 	r.recordSynced(m, nil)

@@ -91,8 +91,9 @@ func indexRemoteIDs(ctx context.Context, mgr ctrl.Manager) error {
 // none means it never committed, and uncommitted says what then (create it
 // again, or, for a deleted Metric, nothing to delete); anything else waits
 // for a person. It never decides "none" while a created Metric could be missed.
-func (r *Reconciler) settlePending(ctx context.Context, conn *remote.Connection, c remote.Client, m *v1alpha1.Metric,
+func (r *Reconciler) settlePending(ctx context.Context, s *scope,
 	uncommitted func() (kit.Outcome, ctrl.Result, error)) (kit.Outcome, ctrl.Result, error) {
+	m := s.Obj
 	at, ok := r.settleAt(m)
 	if !ok {
 		return needsPerson(m, fmt.Sprintf("the time in annotation %s is unreadable, so whether the request is over is unknown",
@@ -101,7 +102,7 @@ func (r *Reconciler) settlePending(ctx context.Context, conn *remote.Connection,
 	if r.Clock.Now().Before(at) {
 		return r.awaitSettling(m, earlierCreate, at)
 	}
-	equal, complete, err := r.listEqual(ctx, c, m)
+	equal, complete, err := r.listEqual(ctx, s)
 	if err != nil {
 		return listFailure(m, err)
 	}
@@ -110,9 +111,9 @@ func (r *Reconciler) settlePending(ctx context.Context, conn *remote.Connection,
 		return needsPerson(m, "reading which Metrics other objects claim failed: "+err.Error()), ctrl.Result{}, err
 	}
 	switch {
-	case len(free) == 1 && !conn.MayAdopt:
+	case len(free) == 1 && !s.Conn.MayAdopt:
 		return needsPerson(m, fmt.Sprintf("the one Metric equal to its spec that no object claims, %s, may be another "+
-			"namespace's: %s", free[0].ID, sharedKey(conn))), ctrl.Result{}, nil
+			"namespace's: %s", free[0].ID, sharedKey(s.Conn))), ctrl.Result{}, nil
 	case len(free) == 1:
 		return r.adoptRecovered(ctx, m, free[0])
 	case len(free) > 1:
@@ -177,16 +178,17 @@ func listFailure(m *v1alpha1.Metric, err error) (kit.Outcome, ctrl.Result, error
 // listEqual returns the project's Metrics equal to m's desired variant,
 // newest first, reading at most recoveryPages pages; complete is false when
 // the bound cut the list short.
-func (r *Reconciler) listEqual(ctx context.Context, c remote.Client, m *v1alpha1.Metric) (
+func (r *Reconciler) listEqual(ctx context.Context, s *scope) (
 	equal []remote.Metric, complete bool, err error,
 ) {
-	return listWhere(ctx, c, m.Spec.ProjectID, recoveryPages, func(got remote.Metric) bool { return got.Matches(&m.Spec) })
+	m := s.Obj
+	return listWhere(ctx, s.Client, m.Spec.ProjectID, recoveryPages, func(got remote.Metric) bool { return got.Matches(&m.Spec) })
 }
 
 // listWhere returns the Metrics of project projectID that keep accepts,
 // newest first, following nextCursor for at most pages pages of
 // recoveryPageSize; complete is false when the bound cut the list short.
-func listWhere(ctx context.Context, c remote.Client, projectID v1alpha1.ResourceID, pages int, keep func(remote.Metric) bool) (
+func listWhere(ctx context.Context, c remote.MetricClient, projectID v1alpha1.ResourceID, pages int, keep func(remote.Metric) bool) (
 	kept []remote.Metric, complete bool, err error,
 ) {
 	cursor := ""

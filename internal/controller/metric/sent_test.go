@@ -73,8 +73,9 @@ func TestAnEditIsSentOnceWhileTheCacheLags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scopeOf := func(m *v1alpha1.Metric) *scope { return &scope{Obj: m, Conn: conn, Client: conn.Metric(m)} }
 	for i := range 2 {
-		o, _, err := r.syncRemote(ctx, conn, stale.DeepCopy(), created.ID)
+		o, _, err := r.syncRemote(ctx, scopeOf(stale.DeepCopy()), created.ID)
 		if err != nil || o.Reason != v1alpha1.ReasonUpdated {
 			t.Fatalf("reconcile %d: %v, %v", i, o, err)
 		}
@@ -86,12 +87,12 @@ func TestAnEditIsSentOnceWhileTheCacheLags(t *testing.T) {
 	// Once the cache shows it synced, the next edit is sent.
 	synced := stale.DeepCopy()
 	kit.SetConditions(&synced.Status.Conditions, 2, updated(synced, created.ID))
-	if _, _, err := r.syncRemote(ctx, conn, synced, created.ID); err != nil {
+	if _, _, err := r.syncRemote(ctx, scopeOf(synced), created.ID); err != nil {
 		t.Fatal(err)
 	}
 	next := synced.DeepCopy()
 	next.Generation = 3
-	if _, _, err := r.syncRemote(ctx, conn, next, created.ID); err != nil {
+	if _, _, err := r.syncRemote(ctx, scopeOf(next), created.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := upstream.Calls(evalapitest.OpUpdateMetric); n != 2 {

@@ -39,6 +39,6 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		return err
 	}
 	r := &Reconciler{Base: b, drift: kit.NewDriftSchedules(b.Clock), recovery: newRecovery(requestTimeout), sent: newSentSpecs()}
-	return kit.Register(mgr, b, workers, kit.Kind{Object: &v1alpha1.Metric{}, List: &v1alpha1.MetricList{}, Reconciler: r,
+	return kit.Register(mgr, b, workers, kit.Kind{Object: &v1alpha1.Metric{}, List: &v1alpha1.MetricList{}, Reconciler: r.lifecycle(),
 		Predicates: predicate.Or(metricChanged, kit.PersonControlled)})
 }

@@ -65,9 +65,10 @@ func (r *Reconciler) forgetID(ctx context.Context, p *kit.StatusPatcher, m *v1al
 // syncRemote keeps the remote Metric id in step with the spec. It costs no
 // call and no write while the Metric is Ready at its generation and no
 // drift check is due.
-func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) syncRemote(ctx context.Context, s *scope, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
+	m := s.Obj
 	if m.Annotations[v1alpha1.MetricIDAnnotation] != id || m.CreatePending() {
 		err := r.patchAnnotationsIfCurrent(ctx, m, map[string]any{
 			v1alpha1.MetricIDAnnotation:      id,
@@ -77,24 +78,24 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 			return kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id: "+err.Error()), ctrl.Result{}, err
 		}
 	}
-	drift := r.drift.Every(conn.DriftInterval)
+	drift := r.drift.Every(s.Conn.DriftInterval)
 	if o, ok := syncedOutcome(m, id); ok {
 		r.sent.forget(m.UID)
-		return r.checkDrift(ctx, conn, drift, m, id, o)
+		return r.checkDrift(ctx, s, drift, id, o)
 	}
 	if m.Status.ID != id || isStalledOn(m, v1alpha1.ReasonRemoteNotFound) || !m.Spec.Allows(v1alpha1.ManagementUpdate) {
 		// Without Update, a new spec is compared, never sent.
-		return r.adopt(ctx, conn.Client(), drift, m, id)
+		return r.adopt(ctx, s, drift, id)
 	}
 	if c := kit.StalledOn(m.Status.Conditions, v1alpha1.ReasonRejected, m.Generation); c != nil {
 		// The service refused this very spec; it would refuse it again.
 		return kit.Stalled(c.Reason, c.Message), ctrl.Result{}, nil
 	}
 	if isStalledOn(m, v1alpha1.ReasonAmbiguousName) {
-		if held, o, res, err := r.holdIfAmbiguous(ctx, conn, conn.Client(), m); held {
+		if held, o, res, err := r.holdIfAmbiguous(ctx, s); held {
 			return o, res, err
 		}
-		return r.adopt(ctx, conn.Client(), drift, m, id)
+		return r.adopt(ctx, s, drift, id)
 	}
 	if r.sent.sent(m.UID, m.Generation) {
 		// This manager sent this very spec, and the service took it; the
@@ -102,7 +103,7 @@ func (r *Reconciler) syncRemote(ctx context.Context, conn *remote.Connection, m 
 		// patch, from this stale copy, conflicts and is retried.
 		return updated(m, id), ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	return r.update(ctx, conn.Client(), drift, m, id)
+	return r.update(ctx, s, drift, id)
 }
 
 // syncedOutcome returns the Ready outcome of a Metric whose remote copy
@@ -134,16 +135,17 @@ func updated(m *v1alpha1.Metric, id string) kit.Outcome {
 // Metric the REST server created came with the id it assigned (the cluster
 // is the system of record): its first status says Created, as for one the
 // reconciler created.
-func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) adopt(ctx context.Context, s *scope, drift *kit.DriftSchedule, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
+	m := s.Obj
 	first := m.Status.ID != id
-	seen, err := c.Observe(ctx, id, &m.Spec)
+	seen, err := s.Client.Observe(ctx, id, &m.Spec)
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
 	seen.Metric.Record(&m.Status)
-	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
+	got, corrected, err := r.settleDrift(ctx, s, id, seen)
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
@@ -164,10 +166,11 @@ func (r *Reconciler) adopt(ctx context.Context, c remote.Client, drift *kit.Drif
 
 // update sends the whole desired variant of this generation as one update.
 // An update whose outcome is unknown is simply sent again: it is idempotent.
-func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *kit.DriftSchedule, m *v1alpha1.Metric, id string) (
+func (r *Reconciler) update(ctx context.Context, s *scope, drift *kit.DriftSchedule, id string) (
 	kit.Outcome, ctrl.Result, error,
 ) {
-	resp, err := c.Update(ctx, id, &m.Spec)
+	m := s.Obj
+	resp, err := s.Client.Update(ctx, id, &m.Spec)
 	if err != nil {
 		return remoteFailure(err, m, id)
 	}
@@ -183,18 +186,18 @@ func (r *Reconciler) update(ctx context.Context, c remote.Client, drift *kit.Dri
 // checkDrift reads the remote Metric of a Ready Metric once its check is
 // due and restores the spec with one update if someone changed it outside
 // the cluster. Ready keeps its reason: the Metric was never not Ready.
-func (r *Reconciler) checkDrift(ctx context.Context, conn *remote.Connection, drift *kit.DriftSchedule,
-	m *v1alpha1.Metric, id string, current kit.Outcome) (kit.Outcome, ctrl.Result, error) {
+func (r *Reconciler) checkDrift(ctx context.Context, s *scope, drift *kit.DriftSchedule, id string,
+	current kit.Outcome) (kit.Outcome, ctrl.Result, error) {
+	m := s.Obj
 	due, wait := drift.Due(m.UID)
 	if !due {
 		return current, ctrl.Result{RequeueAfter: wait}, nil
 	}
-	c := conn.Client()
-	seen, err := c.Observe(ctx, id, &m.Spec)
+	seen, err := s.Client.Observe(ctx, id, &m.Spec)
 	if err != nil {
 		return driftFailure(err, m, id, current)
 	}
-	got, corrected, err := r.settleDrift(ctx, c, m, id, seen)
+	got, corrected, err := r.settleDrift(ctx, s, id, seen)
 	if err != nil {
 		return driftFailure(err, m, id, current)
 	}

@@ -48,7 +48,7 @@ type reconciler[T object] struct {
 	newObject func() T
 	// send sends what is left of d's deletion with c. It records each call
 	// sent in d's attempts, and may checkpoint progress through p.
-	send func(ctx context.Context, conn *remote.Connection, c remote.Client, d T, p *kit.StatusPatcher) (
+	send func(ctx context.Context, conn *remote.Connection, c remote.DeletionCalls, d T, p *kit.StatusPatcher) (
 		kit.Outcome, ctrl.Result, error)
 }
 
@@ -78,7 +78,7 @@ func (r *reconciler[T]) sync(ctx context.Context, d T, p *kit.StatusPatcher) (ki
 	if err != nil {
 		return kit.ConnectFailure(err)
 	}
-	return r.send(ctx, conn, conn.Client(), d, p)
+	return r.send(ctx, conn, conn.Deletion(), d, p)
 }
 
 // done completes d's deletion with outcome o; it is never sent again.
@@ -90,7 +90,7 @@ func (r *reconciler[T]) done(d T, o kit.Outcome) (kit.Outcome, ctrl.Result, erro
 func newTestsetDeletionReconciler(b kit.Base) *reconciler[*v1alpha1.TestsetDeletion] {
 	r := &reconciler[*v1alpha1.TestsetDeletion]{Base: b,
 		newObject: func() *v1alpha1.TestsetDeletion { return &v1alpha1.TestsetDeletion{} }}
-	r.send = func(ctx context.Context, _ *remote.Connection, c remote.Client, d *v1alpha1.TestsetDeletion,
+	r.send = func(ctx context.Context, _ *remote.Connection, c remote.DeletionCalls, d *v1alpha1.TestsetDeletion,
 		_ *kit.StatusPatcher) (kit.Outcome, ctrl.Result, error) {
 		done, err := c.DeleteTestset(ctx, d.Spec.TestsetID)
 		countAttempt(&d.Status, err)
@@ -127,7 +127,7 @@ const bulkCheckpointEvery = 10 * time.Second
 func newTestcaseDeletionReconciler(b kit.Base) *reconciler[*v1alpha1.TestcaseDeletion] {
 	r := &reconciler[*v1alpha1.TestcaseDeletion]{Base: b,
 		newObject: func() *v1alpha1.TestcaseDeletion { return &v1alpha1.TestcaseDeletion{} }}
-	r.send = func(ctx context.Context, conn *remote.Connection, c remote.Client, d *v1alpha1.TestcaseDeletion,
+	r.send = func(ctx context.Context, conn *remote.Connection, c remote.DeletionCalls, d *v1alpha1.TestcaseDeletion,
 		p *kit.StatusPatcher) (kit.Outcome, ctrl.Result, error) {
 		ids := d.Spec.TestcaseIDs
 		total := int32(len(ids)) //nolint:gosec // at most 10000, bounded by the CRD.

@@ -70,7 +70,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		o, res, err := r.finalize(ctx, c, s)
 		return p.Finish(ctx, o, res, err)
 	}
-	wants := s.Spec.DeletesRemote() && conn.HoldsCopies()
+	wants := s.Spec.DeletesRemote() && c.HoldsCopies()
 	if err := kit.SyncFinalizer(ctx, r.Client, s, wants, true); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -37,37 +37,36 @@ const (
 
 // ensure returns the id of t's remote Testset, creating it once, or the
 // outcome that keeps it from having one yet ("" and the outcome).
-func (r *Reconciler) ensure(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, c remote.Client,
-	t *v1alpha1.Testset) (
-	string, kit.Outcome, ctrl.Result, error,
-) {
+func (r *Reconciler) ensure(ctx context.Context, s *scope) (string, kit.Outcome, ctrl.Result, error) {
+	t := s.Obj
 	if t.CreatePending() {
-		return r.settle(ctx, conn, c, t)
+		return r.settle(ctx, s)
 	}
 	if !t.Spec.Allows(v1alpha1.ManagementCreate) {
 		return "", kit.Stalled(v1alpha1.ReasonCreateNotAllowed, fmt.Sprintf(
 			"spec.managementPolicies %s do not allow Create: set annotation %s to the id of the Testset to use",
 			t.Spec.PoliciesString(), v1alpha1.TestsetIDAnnotation)), ctrl.Result{}, nil
 	}
-	if o, held, err := kit.StillRejected(ctx, p, t, v1alpha1.ReasonCreating); held {
+	if o, held, err := kit.StillRejected(ctx, s.Status, t, v1alpha1.ReasonCreating); held {
 		// The service refused this very spec; it would refuse it again.
 		return "", o, ctrl.Result{}, err
 	}
-	return r.create(ctx, conn, c, t)
+	return r.create(ctx, s)
 }
 
 // create sends the one create request, guarded as a Metric's is.
-func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset) (
+func (r *Reconciler) create(ctx context.Context, s *scope) (
 	string, kit.Outcome, ctrl.Result, error,
 ) {
+	t := s.Obj
 	guarded := false
 	guard := func(ctx context.Context) error {
 		guarded = true
-		return kit.MarkPending(ctx, r.Client, r.Clock, t, conn.Endpoint, t.Spec.DeletesRemote())
+		return kit.MarkPending(ctx, r.Client, r.Clock, t, s.Conn.Endpoint, t.Spec.DeletesRemote())
 	}
 	// See a create marked pending through to its answer even while the
 	// manager stops; the request's own timeout bounds it.
-	got, err := c.CreateTestset(context.WithoutCancel(ctx), &t.Spec, guard)
+	got, err := s.Client.CreateTestset(context.WithoutCancel(ctx), &t.Spec, guard)
 	switch {
 	case err != nil && !guarded:
 		o, res, err := kit.UpstreamFailure(err)
@@ -75,7 +74,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 	case !guarded:
 		// Standalone: the id was assigned here; one conditional write records it.
 		err := kit.PatchAnnotationsIfCurrent(ctx, r.Client, t, map[string]any{
-			v1alpha1.TestsetIDAnnotation: got.ID, v1alpha1.ServiceAnnotation: conn.Endpoint})
+			v1alpha1.TestsetIDAnnotation: got.ID, v1alpha1.ServiceAnnotation: s.Conn.Endpoint})
 		if err != nil {
 			return "", kit.Progressing(v1alpha1.ReasonCreating, "recording the id"), ctrl.Result{}, err
 		}
@@ -95,7 +94,7 @@ func (r *Reconciler) create(ctx context.Context, conn *remote.Connection, c remo
 		o, res, err := kit.UpstreamFailure(err)
 		return "", o, res, err
 	}
-	ctrl.LoggerFrom(ctx).Info("Created remote Testset", "id", got.ID, "service", conn.Service)
+	ctrl.LoggerFrom(ctx).Info("Created remote Testset", "id", got.ID, "service", s.Conn.Service)
 	if err := r.recordID(ctx, t, got.ID); err != nil {
 		return "", kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
 	}
@@ -115,15 +114,16 @@ func (r *Reconciler) recordID(ctx context.Context, t *v1alpha1.Testset, id strin
 // of Testsets by name, once the request is surely over: one found is the
 // one created and is recorded; none means nothing was created, and the
 // create is sent again; several need a person.
-func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset) (
+func (r *Reconciler) settle(ctx context.Context, s *scope) (
 	string, kit.Outcome, ctrl.Result, error,
 ) {
+	t := s.Obj
 	if wait := r.untilSettled(t); wait > 0 {
 		return "", kit.Progressing(v1alpha1.ReasonCreateOutcomeUnknown,
 				"an earlier create may still be under way; the service's list is read once it is surely over"),
 			ctrl.Result{RequeueAfter: wait}, nil
 	}
-	found, err := r.named(ctx, c, t)
+	found, err := r.named(ctx, s)
 	if err != nil {
 		o, res, err := kit.UpstreamFailure(err)
 		return "", o, res, err
@@ -134,18 +134,18 @@ func (r *Reconciler) settle(ctx context.Context, conn *remote.Connection, c remo
 			v1alpha1.CreatePendingAnnotation: nil, v1alpha1.ServiceAnnotation: nil}); err != nil {
 			return "", kit.Progressing(v1alpha1.ReasonCreating, "clearing the pending create"), ctrl.Result{}, err
 		}
-		return r.create(ctx, conn, c, t)
+		return r.create(ctx, s)
 	case len(found) > 1:
 		return "", kit.Stalled(v1alpha1.ReasonAmbiguousName, fmt.Sprintf(
 			"an earlier create may have reached the service but its id was not recorded, and project %s holds "+
 				"%d Testsets named %q: set annotation %s to the id of the one this object created",
 			t.Spec.ProjectID, len(found), t.Spec.Name, v1alpha1.TestsetIDAnnotation)), ctrl.Result{}, nil
-	case !conn.MayAdopt:
+	case !s.Conn.MayAdopt:
 		return "", kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 			"an earlier create may have reached the service but its id was not recorded; taking remote Testset %s "+
 				"by its name is refused: %s's key is shared by every namespace it allows; give this object its own "+
 				"spec.apiKeySecretRef, or set annotation %s to the id it created",
-			found[0].ID, conn.Service, v1alpha1.TestsetIDAnnotation)), ctrl.Result{}, nil
+			found[0].ID, s.Conn.Service, v1alpha1.TestsetIDAnnotation)), ctrl.Result{}, nil
 	}
 	if err := r.recordID(ctx, t, found[0].ID); err != nil {
 		return "", kit.Progressing(v1alpha1.ReasonCreating, "recording the remote id"), ctrl.Result{}, err
@@ -165,11 +165,12 @@ func (r *Reconciler) untilSettled(t *v1alpha1.Testset) time.Duration {
 }
 
 // named lists the project's Testsets named as t's spec asks.
-func (r *Reconciler) named(ctx context.Context, c remote.Client, t *v1alpha1.Testset) ([]remote.Testset, error) {
+func (r *Reconciler) named(ctx context.Context, s *scope) ([]remote.Testset, error) {
+	t := s.Obj
 	var found []remote.Testset
 	cursor := ""
 	for range recoveryPages {
-		page, err := c.ListTestsets(ctx, t.Spec.ProjectID, cursor, recoveryPageSize)
+		page, err := s.Client.ListTestsets(ctx, t.Spec.ProjectID, cursor, recoveryPageSize)
 		if err != nil {
 			return nil, fmt.Errorf("listing project %s's Testsets: %w", t.Spec.ProjectID, err)
 		}

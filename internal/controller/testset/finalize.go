@@ -32,32 +32,33 @@ import (
 // with deletionPolicy Delete it deletes the remote Testset, its testcases
 // with it, then lets the object go. A remote Testset already gone (404) is
 // deleted. Until it can, the conditions say why.
-func (r *Reconciler) finalize(ctx context.Context, conn *remote.Connection, cerr error, t *v1alpha1.Testset,
-	p *kit.StatusPatcher) (ctrl.Result, error) {
+func (r *Reconciler) finalize(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	t := s.Obj
 	id := t.RecordedID()
-	if id == "" && t.CreatePending() && wantsFinalizer(conn, t) && cerr == nil {
-		found, o, res, err := r.pendingOnDelete(ctx, conn, t)
+	if id == "" && t.CreatePending() && s.Client.NeedsFinalizer() && s.ConnErr == nil {
+		found, o, res, err := r.pendingOnDelete(ctx, s)
 		if found == "" && (o.Reason != "" || err != nil) {
-			return p.Finish(ctx, o, res, err)
+			return o, res, err
 		}
 		id = found
 	}
-	if o, res, err := r.letGo(ctx, conn, cerr, t, id); o.Reason != "" || err != nil {
-		return p.Finish(ctx, o, res, err)
+	if o, res, err := r.letGo(ctx, s, id); o.Reason != "" || err != nil {
+		return o, res, err
 	}
 	r.synced.forget(t.UID)
-	return ctrl.Result{}, kit.PatchFinalizer(ctx, r.Client, t, controllerutil.RemoveFinalizer)
+	s.Unsaid()
+	return kit.Outcome{}, ctrl.Result{}, kit.PatchFinalizer(ctx, r.Client, t, controllerutil.RemoveFinalizer)
 }
 
 // letGo deletes remote Testset id, or leaves it, as t's policies say; a
 // zero outcome once t may go. A refused claim deletes nothing: the remote
 // Testset is another object's.
-func (r *Reconciler) letGo(ctx context.Context, conn *remote.Connection, cerr error, t *v1alpha1.Testset, id string) (
-	kit.Outcome, ctrl.Result, error) {
+func (r *Reconciler) letGo(ctx context.Context, s *scope, id string) (kit.Outcome, ctrl.Result, error) {
+	t := s.Obj
 	if id == "" {
 		return kit.Outcome{}, ctrl.Result{}, nil
 	}
-	claim, refused, err := r.claimOutcome(ctx, conn.Endpoint, t)
+	claim, refused, err := r.claimOutcome(ctx, s.Conn.Endpoint, t)
 	switch {
 	case err != nil:
 		return claim, ctrl.Result{}, err
@@ -65,11 +66,11 @@ func (r *Reconciler) letGo(ctx context.Context, conn *remote.Connection, cerr er
 		r.Recorder.Eventf(t, nil, corev1.EventTypeWarning, v1alpha1.EventOrphaned, "Delete",
 			"deleted nothing in the service: %s", claim.Message)
 		return kit.Outcome{}, ctrl.Result{}, nil
-	case wantsFinalizer(conn, t):
-		if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
+	case s.Client.NeedsFinalizer():
+		if o, stop, err := s.CheckService(ctx); stop {
 			return o, ctrl.Result{}, err
 		}
-		return r.deleteRemote(ctx, conn, t, id)
+		return r.deleteRemote(ctx, s, id)
 	}
 	r.Recorder.Eventf(t, nil, corev1.EventTypeNormal, v1alpha1.EventOrphaned, "Delete",
 		"left remote Testset %s in the service (deletionPolicy %s, or a standalone service)", id, t.Spec.DeletionPolicy)
@@ -77,9 +78,10 @@ func (r *Reconciler) letGo(ctx context.Context, conn *remote.Connection, cerr er
 }
 
 // deleteRemote deletes remote Testset id; a zero outcome once it is gone.
-func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset, id string) (
+func (r *Reconciler) deleteRemote(ctx context.Context, s *scope, id string) (
 	kit.Outcome, ctrl.Result, error) {
-	done, err := conn.Client().DeleteTestset(ctx, v1alpha1.ResourceID(id))
+	t := s.Obj
+	done, err := s.Client.DeleteTestset(ctx, v1alpha1.ResourceID(id))
 	switch {
 	case err != nil && remote.FailureOf(err) != remote.NotFound:
 		o, res, err := kit.UpstreamFailure(err)
@@ -99,14 +101,15 @@ func (r *Reconciler) deleteRemote(ctx context.Context, conn *remote.Connection, 
 // pending: once the request is surely over, the remote Testset it made, if
 // any, is the one of its name in the project's list. It returns its id, ""
 // with no outcome when there is none, or the outcome to wait with.
-func (r *Reconciler) pendingOnDelete(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset) (
+func (r *Reconciler) pendingOnDelete(ctx context.Context, s *scope) (
 	string, kit.Outcome, ctrl.Result, error) {
+	t := s.Obj
 	if wait := r.untilSettled(t); wait > 0 {
 		return "", kit.Progressing(v1alpha1.ReasonDeleting,
 				"an earlier create may still be under way; the service's list is read once it is surely over"),
 			ctrl.Result{RequeueAfter: wait}, nil
 	}
-	found, err := r.named(ctx, conn.Client(), t)
+	found, err := r.named(ctx, s)
 	switch {
 	case err != nil:
 		o, res, err := kit.UpstreamFailure(err)

@@ -19,7 +19,6 @@ package testset
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -68,84 +67,38 @@ type Reconciler struct {
 // taken to be over (the Metric's margin, for the same reasons).
 const recoveryMargin = 10 * time.Second
 
-// Reconcile brings one Testset to Ready.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	t := &v1alpha1.Testset{}
-	if live, err := r.GetLive(ctx, req, t); !live {
-		return ctrl.Result{}, err
+// scope is one reconcile of one Testset.
+type scope = kit.Scope[*v1alpha1.Testset, remote.TestsetClient]
+
+// lifecycle is the Testset's part of kit.Lifecycle: its client, its
+// finalizer, its claim, and its steps: load the set, then sync it.
+func (r *Reconciler) lifecycle() *kit.Lifecycle[*v1alpha1.Testset, remote.TestsetClient] {
+	return &kit.Lifecycle[*v1alpha1.Testset, remote.TestsetClient]{Base: r.Base,
+		New:            func() *v1alpha1.Testset { return &v1alpha1.Testset{} },
+		ClientFor:      (*remote.Connection).Testset,
+		Remote:         &kit.TestsetIDs,
+		NeedsFinalizer: remote.TestsetClient.NeedsFinalizer,
+		Finalize:       r.finalize,
+		Claim: func(ctx context.Context, s *scope) (kit.Outcome, bool, error) {
+			return r.claimOutcome(ctx, s.Conn.Endpoint, s.Obj)
+		},
+		Steps: r.loadAndSync,
 	}
-	conn, cerr := r.Connector.Connect(ctx, t)
-	p := r.NewStatusPatcher(t)
-	p.Resolved(conn.Service)
-	if o, held := kit.HoldIfPaused(t); held {
-		return p.Finish(ctx, o, ctrl.Result{}, nil)
-	}
-	if !t.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, conn, cerr, t, p)
-	}
-	if o, stop, err := r.checkService(ctx, conn, cerr, t); stop {
-		return p.Finish(ctx, o, ctrl.Result{}, err)
-	}
-	if o, refused, err := r.claimOutcome(ctx, conn.Endpoint, t); refused || err != nil {
-		return p.Finish(ctx, o, ctrl.Result{}, err)
-	}
-	set, held, bad, res, err := r.load(ctx, t)
+}
+
+// loadAndSync loads the Testset's set from its source, holding its memory
+// while it is synced.
+func (r *Reconciler) loadAndSync(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
+	set, held, bad, res, err := r.load(ctx, s.Obj)
 	defer held.release()
 	if bad != nil {
-		return p.Finish(ctx, *bad, res, err)
+		return *bad, res, err
 	}
 	if err != nil {
-		return ctrl.Result{}, err
+		s.Unsaid()
+		return kit.Outcome{}, ctrl.Result{}, err
 	}
-	if err := r.syncFinalizer(ctx, conn, t); err != nil {
-		return ctrl.Result{}, err
-	}
-	o, res, err := r.sync(ctx, p, conn, t, set)
-	return p.Finish(ctx, o, res, err)
-}
-
-// checkService stops a Testset that cannot use the service it resolves to,
-// or whose remote id or pending create belongs to another service, as for
-// a Metric.
-func (r *Reconciler) checkService(ctx context.Context, conn *remote.Connection, cerr error, t *v1alpha1.Testset) (
-	kit.Outcome, bool, error,
-) {
-	if cerr != nil {
-		o, _, err := kit.ConnectFailure(cerr)
-		return o, true, err
-	}
-	if !mayHaveRemote(t) {
-		return kit.Outcome{}, false, nil
-	}
-	switch recorded := t.Annotations[v1alpha1.ServiceAnnotation]; recorded {
-	case conn.Endpoint:
-		return kit.Outcome{}, false, nil
-	case "":
-		err := kit.PatchAnnotations(ctx, r.Client, t, map[string]any{v1alpha1.ServiceAnnotation: conn.Endpoint})
-		if err != nil {
-			return kit.Progressing(v1alpha1.ReasonPending, "recording the service of the remote id"), true, err
-		}
-		return kit.Outcome{}, false, nil
-	default:
-		return kit.Stalled(v1alpha1.ReasonServiceChanged, fmt.Sprintf(
-			"remote Testset %s belongs to the service at %s, but this Testset now resolves to %s at %s, so nothing "+
-				"is called: point spec.serviceRef (or the default service) back at %s, or, to start over on the new "+
-				"service, remove the %s, %s and %s annotations",
-			t.RecordedID(), recorded, conn.Service, conn.Endpoint, recorded,
-			v1alpha1.TestsetIDAnnotation, v1alpha1.CreatePendingAnnotation, v1alpha1.ServiceAnnotation)), true, nil
-	}
-}
-
-func mayHaveRemote(t *v1alpha1.Testset) bool { return t.RecordedID() != "" || t.CreatePending() }
-
-func wantsFinalizer(conn *remote.Connection, t *v1alpha1.Testset) bool {
-	return conn.HoldsCopies() && t.Spec.DeletesRemote()
-}
-
-// syncFinalizer adds the finalizer to a Testset that has, or may have, a
-// remote Testset, and removes it where it has no use; see kit.SyncFinalizer.
-func (r *Reconciler) syncFinalizer(ctx context.Context, conn *remote.Connection, t *v1alpha1.Testset) error {
-	return kit.SyncFinalizer(ctx, r.Client, t, wantsFinalizer(conn, t), mayHaveRemote(t))
+	return r.sync(ctx, s, set)
 }
 
 // badData is the outcome of a source that holds bad data, or nil.

@@ -97,7 +97,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int, requestTimeout time.Durati
 		}
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
-		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r,
+		Object: &v1alpha1.Testset{}, List: &v1alpha1.TestsetList{}, Reconciler: r.lifecycle(),
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled, kit.IDEdited(v1alpha1.TestsetIDAnnotation)),
 		Watches:    watches,
 	})

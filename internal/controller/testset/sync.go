@@ -34,9 +34,8 @@ import (
 // sync gives t a remote Testset and makes its testcases those of set. A
 // Testset Ready at its generation whose source is unchanged (same digest)
 // costs no call until its drift check is due.
-func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remote.Connection, t *v1alpha1.Testset,
-	set testcases.Set) (kit.Outcome, ctrl.Result, error) {
-	c := conn.Client()
+func (r *Reconciler) sync(ctx context.Context, s *scope, set testcases.Set) (kit.Outcome, ctrl.Result, error) {
+	t := s.Obj
 	id := t.RecordedID()
 	first := t.Status.ID != id || id == ""
 	switch {
@@ -44,23 +43,22 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 		var o kit.Outcome
 		var res ctrl.Result
 		var err error
-		if id, o, res, err = r.ensure(ctx, p, conn, c, t); id == "" {
+		if id, o, res, err = r.ensure(ctx, s); id == "" {
 			return o, res, err
 		}
-	case first && !conn.MayAdopt:
+	case first && !s.Conn.MayAdopt:
 		return kit.Stalled(v1alpha1.ReasonAdoptionNotAllowed, fmt.Sprintf(
 			"adopting remote Testset %s from annotation %s is refused: %s's key is shared by every namespace it "+
 				"allows, so whose Testset this is cannot be told; give this object its own spec.apiKeySecretRef, "+
 				"or remove the annotation to create a new remote Testset",
-			id, v1alpha1.TestsetIDAnnotation, conn.Service)), ctrl.Result{}, nil
+			id, v1alpha1.TestsetIDAnnotation, s.Conn.Service)), ctrl.Result{}, nil
 	}
 	t.Status.ID = id
-	if !conn.HoldsCopies() {
-		t.Status.Testcases, t.Status.Digest = int32(len(set.Cases)), set.Digest //nolint:gosec // at most testcases.MaxTestcases
-		return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf(
-			"%d testcases validated; the cluster is their record (standalone service)", len(set.Cases))), ctrl.Result{}, nil
+	if kept, ok := s.Client.KeptInCluster(len(set.Cases), set.Digest); ok {
+		return kit.Ready(v1alpha1.ReasonSynced, fmt.Sprintf("%d testcases validated; %s", len(set.Cases), kept)),
+			ctrl.Result{}, nil
 	}
-	drift := r.drift.Every(conn.DriftInterval)
+	drift := r.drift.Every(s.Conn.DriftInterval)
 	if o, ok := upToDate(t, set); ok && !first {
 		r.synced.forget(t.UID)
 		if due, wait := drift.Due(t.UID); !due {
@@ -72,7 +70,7 @@ func (r *Reconciler) sync(ctx context.Context, p *kit.StatusPatcher, conn *remot
 		// conflicts and is retried.
 		return synced(t, set), ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	return r.syncTestcases(ctx, conn, c, drift, t, set, first)
+	return r.syncTestcases(ctx, s, drift, set, first)
 }
 
 // upToDate returns the Ready outcome of a Testset synced at this generation
@@ -90,15 +88,16 @@ func upToDate(t *v1alpha1.Testset, set testcases.Set) (kit.Outcome, bool) {
 // own fields in one PATCH, removed testcases in bulk deletions, changed ones
 // one update each, new ones in creates of at most 100. Without the Update
 // policy it sends nothing and reports the difference in Synced.
-func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection, c remote.Client,
-	drift *kit.DriftSchedule, t *v1alpha1.Testset, set testcases.Set, first bool) (kit.Outcome, ctrl.Result, error) {
+func (r *Reconciler) syncTestcases(ctx context.Context, s *scope, drift *kit.DriftSchedule, set testcases.Set,
+	first bool) (kit.Outcome, ctrl.Result, error) {
+	t := s.Obj
 	id := t.Status.ID
-	held, err := c.GetTestset(ctx, id)
+	held, err := s.Client.GetTestset(ctx, id)
 	if err != nil {
 		return remoteFailure(err, id)
 	}
 	have := testcases.NewRemote(string(t.Spec.KeyField))
-	if err := c.Testcases(ctx, id, func(tc remote.Testcase) error { have.Add(tc.ID, tc.Data); return nil }); err != nil {
+	if err := s.Client.Testcases(ctx, id, func(tc remote.Testcase) error { have.Add(tc.ID, tc.Data); return nil }); err != nil {
 		return remoteFailure(err, id)
 	}
 	plan := set.Diff(have)
@@ -109,7 +108,7 @@ func (r *Reconciler) syncTestcases(ctx context.Context, conn *remote.Connection,
 		return kit.Ready(v1alpha1.ReasonObserved, fmt.Sprintf("observing remote Testset %s with %d testcases",
 			id, have.Len())), drift.Requeue(t.UID), nil
 	}
-	if err := apply(ctx, conn, c, t, plan, fields); err != nil {
+	if err := apply(ctx, s, plan, fields); err != nil {
 		return remoteFailure(err, id)
 	}
 	if !plan.Empty() || fields {
@@ -136,21 +135,21 @@ func synced(t *v1alpha1.Testset, set testcases.Set) kit.Outcome {
 
 // apply sends plan: the own fields first, then deletions (in the
 // service's bulk-delete batches), updates and creates.
-func apply(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1alpha1.Testset,
-	plan testcases.Plan, fields bool) error {
+func apply(ctx context.Context, s *scope, plan testcases.Plan, fields bool) error {
+	t := s.Obj
 	id := t.Status.ID
 	if fields {
-		if _, err := c.UpdateTestset(ctx, id, &t.Spec); err != nil {
+		if _, err := s.Client.UpdateTestset(ctx, id, &t.Spec); err != nil {
 			return err
 		}
 	}
-	batch := conn.BulkDeleteBatch
+	batch := s.Conn.BulkDeleteBatch
 	if batch <= 0 {
 		batch = len(plan.Delete)
 	}
 	for start := 0; start < len(plan.Delete); start += batch {
 		ids := plan.Delete[start:min(start+batch, len(plan.Delete))]
-		done, err := c.DeleteTestcases(ctx, resourceIDs(ids))
+		done, err := s.Client.DeleteTestcases(ctx, resourceIDs(ids))
 		if err != nil {
 			return err
 		}
@@ -159,7 +158,7 @@ func apply(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1a
 		}
 	}
 	for _, u := range plan.Update {
-		err := c.UpdateTestcase(ctx, u.ID, u.Data)
+		err := s.Client.UpdateTestcase(ctx, u.ID, u.Data)
 		if remote.FailureOf(err) == remote.NotFound {
 			// Deleted outside the cluster since the sweep: the testcase is
 			// gone, not the Testset. The next attempt sweeps again.
@@ -170,7 +169,7 @@ func apply(ctx context.Context, conn *remote.Connection, c remote.Client, t *v1a
 		}
 	}
 	if len(plan.Create) > 0 {
-		return c.CreateTestcases(ctx, id, plan.Create)
+		return s.Client.CreateTestcases(ctx, id, plan.Create)
 	}
 	return nil
 }

@@ -42,69 +42,30 @@ import (
 // same numbers (the chart's and config/namespaced's) is the API server's
 // hard limit behind it, for creates through other replicas and for kubectl.
 
-// Budget is how many objects of each kind the server creates in one
-// namespace at most (kubectl's objects count too).
-type Budget struct {
-	Metrics, Testsets, EvaluationRuns, TestsetDeletions, TestcaseDeletions int
-	// Systems and SystemVersions bound what kubectl creates (the REST
-	// server does not create them): each under 20 KiB with its config.
-	Systems, SystemVersions int
-}
+// Budget is how many objects of each kind (by kind name, as kinds.All
+// names it) the server creates in one namespace at most (kubectl's objects
+// count too).
+type Budget map[string]int
 
 // DefaultBudget is the budget of every namespace unless set otherwise:
-// at most 500 x 75 KiB of Metrics, 500 x 2 KiB of TestsetDeletions and
-// 20 x 1.3 MiB of TestcaseDeletions, about 64 MiB of objects in all, 68 MiB
-// of etcd (docs/reliability.md measures it), 100 Testsets, which keep
-// their testcases in a ConfigMap or a Flux source unless they are few, and
-// 500 EvaluationRuns of at most about 20 KiB (counts, never records), or
-// about 105 KiB for a standalone run whose 50 Metrics each scored 10,000
-// records (85 KB of bits: 500,000 score writes, 2.8 hours of the write budget).
-var DefaultBudget = Budget{Metrics: 500, Testsets: 100, EvaluationRuns: 500, TestsetDeletions: 500, TestcaseDeletions: 20,
-	Systems: 100, SystemVersions: 500}
-
-// limitOf returns the budget of kind.
-func (b Budget) limitOf(kind string) int {
-	switch kind {
-	case "Metric":
-		return b.Metrics
-	case "Testset":
-		return b.Testsets
-	case "EvaluationRun":
-		return b.EvaluationRuns
-	case "TestsetDeletion":
-		return b.TestsetDeletions
-	case "System":
-		return b.Systems
-	case "SystemVersion":
-		return b.SystemVersions
-	default:
-		return b.TestcaseDeletions
-	}
-}
-
-func (b Budget) withDefaults() Budget {
-	if b.Metrics <= 0 {
-		b.Metrics = DefaultBudget.Metrics
-	}
-	if b.Testsets <= 0 {
-		b.Testsets = DefaultBudget.Testsets
-	}
-	if b.EvaluationRuns <= 0 {
-		b.EvaluationRuns = DefaultBudget.EvaluationRuns
-	}
-	if b.TestsetDeletions <= 0 {
-		b.TestsetDeletions = DefaultBudget.TestsetDeletions
-	}
-	if b.TestcaseDeletions <= 0 {
-		b.TestcaseDeletions = DefaultBudget.TestcaseDeletions
-	}
-	if b.Systems <= 0 {
-		b.Systems = DefaultBudget.Systems
-	}
-	if b.SystemVersions <= 0 {
-		b.SystemVersions = DefaultBudget.SystemVersions
+// each kind's kinds.Info.TenantMax.
+func DefaultBudget() Budget {
+	b := Budget{}
+	for _, k := range kinds.Budgeted() {
+		b[k.Kind] = k.TenantMax
 	}
 	return b
+}
+
+// withDefaults is b with DefaultBudget's limit for each kind it does not set.
+func (b Budget) withDefaults() Budget {
+	out := DefaultBudget()
+	for kind, n := range b {
+		if n > 0 {
+			out[kind] = n
+		}
+	}
+	return out
 }
 
 // Quotas holds each namespace to its budget of objects of each kind.
@@ -117,7 +78,8 @@ type Quotas struct {
 	ledgers ledgers
 }
 
-// NewQuotas holds namespaces to budget (its zero fields take DefaultBudget's),
+// NewQuotas holds namespaces to budget (a kind it does not set takes
+// DefaultBudget's limit),
 // counting what c holds, on the clock now.
 func NewQuotas(budget Budget, c cache.Cache, now func() time.Time) *Quotas {
 	return &Quotas{budget: budget.withDefaults(), cache: c, now: now}
@@ -130,7 +92,10 @@ func NewQuotas(budget Budget, c cache.Cache, now func() time.Time) *Quotas {
 // calls settle, once, with whether it created the object; the
 // namespace's other creates count it meanwhile, and run alongside it.
 func (q *Quotas) Reserve(ctx context.Context, kind string, obj client.Object, replay bool) (settle func(created bool), err error) {
-	limit := q.budget.limitOf(kind)
+	limit, ok := q.budget[kind]
+	if !ok {
+		return nil, fmt.Errorf("no budget for kind %s", kind)
+	}
 	name := obj.GetName()
 	ledger := q.ledgers.acquire(obj.GetNamespace(), kind)
 	settle = func(created bool) {
@@ -156,7 +121,7 @@ func (q *Quotas) Reserve(ctx context.Context, kind string, obj client.Object, re
 func (q *Quotas) reserve(ctx context.Context, l *ledger, limit int, kind string, obj client.Object, replay bool) (bool, error) {
 	info, ok := kinds.Of(kind)
 	if !ok || info.New == nil {
-		return false, fmt.Errorf("no budget for kind %s", kind)
+		return false, fmt.Errorf("no objects of kind %s to count", kind)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
