@@ -143,6 +143,7 @@ type PassCriteria struct {
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="an EvaluationRun is immutable: create a new one for a new run",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!(has(self.testsetRef) && has(self.testsetId))",message="set at most one of testsetRef and testsetId",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="has(self.metricRefs) != has(self.metricIds)",message="set exactly one of metricRefs and metricIds",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!(has(self.systemVersionRef) && has(self.systemVersionId))",message="set at most one of systemVersionRef and systemVersionId",reason=FieldValueInvalid
 type EvaluationRunSpec struct {
 	// projectId is the Evaluation Service project of the run.
 	// +required
@@ -168,8 +169,16 @@ type EvaluationRunSpec struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +listType=set
 	MetricIDs []ResourceID `json:"metricIds,omitempty"`
-	// systemVersionId is the version of the system under test, as the
-	// service knows it.
+	// systemVersionRef names a SystemVersion of this namespace: the run
+	// waits until it is Ready and sends its id as the run's
+	// systemVersionId, so the verdict is linked to the version it judged.
+	// +optional
+	SystemVersionRef *ObjectRef `json:"systemVersionRef,omitempty"`
+	// systemVersionId is the id of a version not kept in the cluster. A
+	// real service holds version ids as UUIDs: a run naming anything else
+	// stops before it is created (Stalled, reason InvalidSystemVersionID),
+	// as does one the service refuses as not a version of the project. A
+	// standalone service accepts any id.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:-]*$`
@@ -348,6 +357,15 @@ type EvaluationRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Scores int32 `json:"scores,omitempty"`
+	// systemVersionId is the version of the system the run judges, as
+	// sent to the service.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	SystemVersionID string `json:"systemVersionId,omitempty"`
+	// systemId is the remote id of that version's System, when known.
+	// +optional
+	// +kubebuilder:validation:MaxLength=36
+	SystemID string `json:"systemId,omitempty"`
 	// executorJob is the name of the executor Job, once started.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63

@@ -169,6 +169,14 @@ var _ = Describe("EvaluationRun validation", func() {
 			"spec.metricIds: Too many: 51: must have at most 50 items"),
 		Entry("a metricIds id of 129 bytes", byIDs, set([]any{strings.Repeat("m", 129)}, "spec", "metricIds"),
 			tooLong("metricIds[0]", "128")),
+		Entry("a systemVersionRef is valid", evaluationRun, func(obj map[string]any) {
+			spec := obj["spec"].(map[string]any)
+			delete(spec, "systemVersionId")
+			spec["systemVersionRef"] = map[string]any{"name": "support-bot-7f9c"}
+		}),
+		Entry("both systemVersionRef and systemVersionId", evaluationRun,
+			set(map[string]any{"name": "support-bot-7f9c"}, "spec", "systemVersionRef"),
+			"spec: Invalid value: set at most one of systemVersionRef and systemVersionId"),
 		Entry("a systemVersionId of 129 bytes", evaluationRun, set(strings.Repeat("v", 129), "spec", "systemVersionId"),
 			tooLong("systemVersionId", "128")),
 		Entry("51 per-Metric pass criteria", evaluationRun, set(criteria(51), "spec", "passCriteria", "metrics"),

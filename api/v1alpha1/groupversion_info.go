@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package v1alpha1 holds the evaluation.eval-operator.dev/v1alpha1 API, its
-// seven kinds: Metric, Testset, EvaluationRun, TestsetDeletion,
-// TestcaseDeletion, EvaluationService and ClusterEvaluationService.
+// nine kinds: Metric, Testset, EvaluationRun, System, SystemVersion,
+// TestsetDeletion, TestcaseDeletion, EvaluationService and
+// ClusterEvaluationService.
 //
 // +kubebuilder:object:generate=true
 // +groupName=evaluation.eval-operator.dev
@@ -46,6 +47,8 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&TestcaseDeletion{}, &TestcaseDeletionList{},
 		&Testset{}, &TestsetList{},
 		&EvaluationRun{}, &EvaluationRunList{},
+		&System{}, &SystemList{},
+		&SystemVersion{}, &SystemVersionList{},
 		&EvaluationService{}, &EvaluationServiceList{},
 		&ClusterEvaluationService{}, &ClusterEvaluationServiceList{},
 	)

@@ -35,7 +35,8 @@ const module = "github.com/eval-operator/eval-operator/"
 // is a whole subtree; any other is one package.
 func TestImportRules(t *testing.T) {
 	families := []string{"internal/controller", "internal/controller/metric", "internal/controller/testset",
-		"internal/controller/oneshot", "internal/controller/connection", "internal/controller/evalrun"}
+		"internal/controller/oneshot", "internal/controller/connection", "internal/controller/evalrun",
+		"internal/controller/system"}
 	rules := []struct {
 		dir    string
 		forbid []string
@@ -46,6 +47,7 @@ func TestImportRules(t *testing.T) {
 		{"internal/controller/oneshot", without(families, "internal/controller/oneshot")},
 		{"internal/controller/connection", without(families, "internal/controller/connection")},
 		{"internal/controller/evalrun", without(families, "internal/controller/evalrun")},
+		{"internal/controller/system", without(families, "internal/controller/system")},
 		// The reconcilers speak the seam's terms, never the service's wire.
 		{"internal/controller", []string{"internal/restapi/...", "cmd/...", "internal/evalapi/...", "internal/convert"}},
 		{"internal/restapi", []string{"internal/controller/..."}},

@@ -31,6 +31,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/controller/metric"
 	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
+	"github.com/eval-operator/eval-operator/internal/controller/system"
 	"github.com/eval-operator/eval-operator/internal/controller/testset"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/testcases"
@@ -115,6 +116,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 		return nil, err
 	}
 	if err := oneshot.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {
+		return nil, err
+	}
+	if err := system.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {
 		return nil, err
 	}
 	if err := evalrun.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {

@@ -93,6 +93,23 @@ type Service interface {
 	GetRun(ctx context.Context, key APIKey, id string) (Run, error)
 	// ListRecords returns one page of a Run's Records with their scores.
 	ListRecords(ctx context.Context, key APIKey, runID string, opts ListOptions) (RecordPage, error)
+
+	// UpsertSystem creates a System in project projectID, or updates the
+	// one of the same name.
+	UpsertSystem(ctx context.Context, key APIKey, projectID string, req SystemRequest) (System, error)
+	// GetSystem reads one System.
+	GetSystem(ctx context.Context, key APIKey, id string) (System, error)
+	// UpdateSystem applies req to one System.
+	UpdateSystem(ctx context.Context, key APIKey, id string, req SystemUpdate) (System, error)
+	// DeleteSystem deletes one System (not its versions).
+	DeleteSystem(ctx context.Context, key APIKey, id string) (SuccessResponse, error)
+	// ListSystems returns one page of project projectID's Systems.
+	ListSystems(ctx context.Context, key APIKey, projectID string, opts ListOptions) (SystemPage, error)
+	// UpsertSystemVersion answers the System's version with req's config,
+	// created if there is none.
+	UpsertSystemVersion(ctx context.Context, key APIKey, systemID string, req SystemVersionRequest) (SystemVersion, error)
+	// GetSystemVersion reads one version.
+	GetSystemVersion(ctx context.Context, key APIKey, id string) (SystemVersion, error)
 }
 
 // serviceOp names one Service method in errors (name) and in metrics (label).
@@ -123,4 +140,11 @@ var (
 	opListRecords         = serviceOp{name: "ListRecords", label: "list_records"}
 	opCreateRecord        = serviceOp{name: "CreateRecord", label: "create_record"}
 	opUpsertScore         = serviceOp{name: "UpsertScore", label: "upsert_score"}
+	opUpsertSystem        = serviceOp{name: "UpsertSystem", label: "upsert_system"}
+	opGetSystem           = serviceOp{name: "GetSystem", label: "get_system"}
+	opUpdateSystem        = serviceOp{name: "UpdateSystem", label: "update_system"}
+	opDeleteSystem        = serviceOp{name: "DeleteSystem", label: "delete_system"}
+	opListSystems         = serviceOp{name: "ListSystems", label: "list_systems"}
+	opUpsertSystemVersion = serviceOp{name: "UpsertSystemVersion", label: "upsert_system_version"}
+	opGetSystemVersion    = serviceOp{name: "GetSystemVersion", label: "get_system_version"}
 )

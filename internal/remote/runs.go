@@ -24,6 +24,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
 
@@ -52,6 +53,9 @@ type RunClient interface {
 	// Unsupported says what of the run's spec its service cannot run, ""
 	// when nothing.
 	Unsupported() string
+	// RefusedVersion says why the service would refuse, or leave unlinked,
+	// a run naming system version id; "" when it takes it.
+	RefusedVersion(id string) string
 	// Create creates the run req asks for, with its guard as for a
 	// Metric's Create.
 	Create(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error)
@@ -166,6 +170,15 @@ type serviceRun struct {
 
 func (serviceRun) Unsupported() string { return "" }
 
+// RefusedVersion: the service holds version ids as UUIDs.
+func (serviceRun) RefusedVersion(id string) string {
+	if id == "" || v1alpha1.ValidUUID(id) {
+		return ""
+	}
+	return "systemVersionId " + quote.Cut(id, 64) + " is not a UUID, which the service holds version ids as; " +
+		"name a SystemVersion by spec.systemVersionRef, or give its id"
+}
+
 func (r serviceRun) Create(ctx context.Context, req RunRequest, guard func(context.Context) error) (Run, error) {
 	return r.c.createRun(ctx, req, guard)
 }
@@ -279,6 +292,9 @@ func (r standaloneRun) Unsupported() string {
 	}
 	return ""
 }
+
+// RefusedVersion: the cluster is the record, and takes any id.
+func (standaloneRun) RefusedVersion(string) string { return "" }
 
 // Create assigns a fresh id locally: the cluster is the run's record, and
 // the REST server counts the records and scores written to it.

@@ -101,6 +101,12 @@ func indexResources(ctx context.Context, c cache.Cache) error {
 		{&evaluationv1alpha1.Metric{}, projectIndex, metric(func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) })},
 		{&evaluationv1alpha1.Testset{}, remoteIDIndex, testset((*evaluationv1alpha1.Testset).RecordedID)},
 		{&evaluationv1alpha1.Testset{}, projectIndex, testset(func(t *evaluationv1alpha1.Testset) string { return string(t.Spec.ProjectID) })},
+		{&evaluationv1alpha1.SystemVersion{}, remoteIDIndex, func(o client.Object) []string {
+			if id := o.(*evaluationv1alpha1.SystemVersion).Status.ID; id != "" {
+				return []string{id}
+			}
+			return nil
+		}},
 		{&evaluationv1alpha1.EvaluationRun{}, remoteIDIndex, func(o client.Object) []string {
 			if id := o.(*evaluationv1alpha1.EvaluationRun).RecordedID(); id != "" {
 				return []string{id}

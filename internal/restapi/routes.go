@@ -90,6 +90,7 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeTestcase, http.MethodPut, answer(s.updateTestcase)},
 		operation{routeRuns, http.MethodPost, answer(s.createRun)},
 		operation{routeRun, http.MethodGet, answer(s.getRun)},
+		operation{routeSystemVersion, http.MethodGet, answer(s.getSystemVersion)},
 		operation{routeRecords, http.MethodPost, answer(s.createRecord)},
 		operation{routeScore, http.MethodPut, answer(s.upsertScore)},
 		operation{rollout.RouteFlagger, http.MethodPost, answer(s.gate(s.flaggerHook(false)))},

@@ -227,11 +227,11 @@ func (r *Reconciler) create(ctx context.Context, s *scope) (
 		}
 		return kit.UpstreamFailure(err)
 	}
-	return r.created(ctx, s, run)
+	return r.created(ctx, s, run, refs)
 }
 
 // created records the id of the run just created and starts its executor.
-func (r *Reconciler) created(ctx context.Context, s *scope, run remote.Run) (
+func (r *Reconciler) created(ctx context.Context, s *scope, run remote.Run, refs refs) (
 	kit.Outcome, ctrl.Result, error) {
 	e := s.Obj
 	ctrl.LoggerFrom(ctx).Info("Created remote run", "id", run.ID, "service", s.Conn.Service)
@@ -243,6 +243,7 @@ func (r *Reconciler) created(ctx context.Context, s *scope, run remote.Run) (
 	}
 	r.Recorder.Eventf(e, nil, corev1.EventTypeNormal, v1alpha1.ReasonCreating, "Create", "created run %s", run.ID)
 	observe(e, run)
+	e.Status.SystemVersionID, e.Status.SystemID = refs.systemVersionID, refs.systemID
 	if e.Spec.Executor != nil {
 		if _, o, err := r.startExecutor(ctx, s, run); o != nil || err != nil {
 			return outcomeOrReadingRefs(o), ctrl.Result{}, err
@@ -264,6 +265,10 @@ func (r *Reconciler) prepare(ctx context.Context, s *scope) (
 	refs, o, err := r.resolve(ctx, e, false)
 	if o != nil || err != nil {
 		return refs, o, err
+	}
+	if why := s.Client.RefusedVersion(refs.systemVersionID); why != "" {
+		o := kit.Stalled(v1alpha1.ReasonInvalidSystemVersionID, why)
+		return refs, &o, nil
 	}
 	if e.Spec.Executor != nil {
 		if o, err := r.checkExecutor(ctx, s, refs.testsetID); o != nil || err != nil {

@@ -52,6 +52,10 @@ type refs struct {
 	// missing say which of them the run lost after it was created, each in
 	// a sentence: the run is judged without them.
 	missing []string
+	// systemVersionID is the version the run judges (spec.systemVersionId,
+	// or its systemVersionRef's id), systemID that version's System when
+	// the cluster knows it.
+	systemVersionID, systemID string
 }
 
 // resolve reads the run's Testset and Metrics from the cluster. Before the
@@ -61,7 +65,7 @@ type refs struct {
 // the run: it is left out and named in missing, and the run is judged
 // without it.
 func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, running bool) (refs, *kit.Outcome, error) {
-	out := refs{testsetID: string(e.Spec.TestsetID)}
+	out := refs{testsetID: string(e.Spec.TestsetID), systemVersionID: e.Spec.SystemVersionID}
 	for _, id := range e.Spec.MetricIDs {
 		out.metricIDs = append(out.metricIDs, string(id))
 	}
@@ -97,12 +101,36 @@ func (r *Reconciler) resolve(ctx context.Context, e *v1alpha1.EvaluationRun, run
 			out.projects = append(out.projects, string(m.Spec.ProjectID))
 		}
 	}
+	if err := r.version(ctx, e, running, &out, &unmet); err != nil {
+		return refs{}, nil, err
+	}
 	if !running && len(unmet) > 0 {
 		o := kit.Progressing(v1alpha1.ReasonReferencesNotReady, waitingFor(unmet))
 		return refs{}, &o, nil
 	}
 	out.missing = unmet
 	return out, nil, nil
+}
+
+// version reads the run's systemVersionRef into out, or adds to unmet why
+// the run cannot use it yet. Only the create sends the version: once the
+// run exists (running), its SystemVersion no longer matters to it.
+func (r *Reconciler) version(ctx context.Context, e *v1alpha1.EvaluationRun, running bool, out *refs, unmet *[]string) error {
+	ref := e.Spec.SystemVersionRef
+	if ref == nil || running {
+		return nil
+	}
+	v := &v1alpha1.SystemVersion{}
+	why, err := r.unusable(ctx, e, "SystemVersion", ref.Name, v, false)
+	switch {
+	case err != nil:
+		return err
+	case why != "":
+		*unmet = append(*unmet, why)
+	default:
+		out.systemVersionID, out.systemID = v.RecordedID(), v.Status.SystemID
+	}
+	return nil
 }
 
 // maxUnmet is how many unmet references a waiting run names: a run may
@@ -137,7 +165,7 @@ func notReady(kind, name string, obj remoteObject) string {
 	return fmt.Sprintf("%s (%s: %s)", why, c.Reason, quote.Cut(c.Message, maxReason))
 }
 
-// remoteObject is a Metric or a Testset.
+// remoteObject is a Metric, a Testset or a SystemVersion.
 type remoteObject interface {
 	v1alpha1.Object
 	RecordedID() string
@@ -174,7 +202,7 @@ func (f refs) request(e *v1alpha1.EvaluationRun) remote.RunRequest {
 		ids = append(ids, m.ID)
 	}
 	return remote.RunRequest{ProjectID: e.Spec.ProjectID, TestsetID: f.testsetID,
-		SystemVersionID: e.Spec.SystemVersionID, MetricIDs: append(ids, f.metricIDs...), Testcases: f.testcases}
+		SystemVersionID: f.systemVersionID, MetricIDs: append(ids, f.metricIDs...), Testcases: f.testcases}
 }
 
 // judged are the run's Metrics as the verdict judges them: those of

@@ -31,8 +31,9 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 )
 
-// refIndex indexes EvaluationRuns not created yet by the Testset and
-// Metrics they name ("Testset/name", "Metric/name"): one of them becoming
+// refIndex indexes EvaluationRuns not created yet by the Testset, Metrics
+// and SystemVersion they name ("Testset/name", "Metric/name",
+// "SystemVersion/name"): one of them becoming
 // Ready wakes the runs waiting for it.
 const refIndex = ".spec.refs"
 
@@ -52,6 +53,9 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 			for _, m := range e.Spec.MetricRefs {
 				out = append(out, "Metric/"+m.Name)
 			}
+			if ref := e.Spec.SystemVersionRef; ref != nil {
+				out = append(out, "SystemVersion/"+ref.Name)
+			}
 			return out
 		})
 	if err != nil {
@@ -64,6 +68,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		Watches: []kit.Watch{
 			{Object: &v1alpha1.Testset{}, Map: waiting(mgr.GetClient(), "Testset")},
 			{Object: &v1alpha1.Metric{}, Map: waiting(mgr.GetClient(), "Metric")},
+			{Object: &v1alpha1.SystemVersion{}, Map: waiting(mgr.GetClient(), "SystemVersion")},
 			// The manager caches only Jobs with the executor label (CacheOptions).
 			{Object: &batchv1.Job{}, Map: ownerRun},
 		},

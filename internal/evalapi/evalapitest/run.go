@@ -185,6 +185,9 @@ func (s *Server) createRun(r *http.Request, body []byte, tenant int) (func() rep
 	if len(req.MetricIDs) == 0 {
 		return nil, invalid(fieldError{Field: "metricIds", Message: "metricIds must name at least one Metric"})
 	}
+	if req.SystemVersionID != nil && !uuidPattern.MatchString(*req.SystemVersionID) {
+		return nil, invalid(fieldError{Field: "systemVersionId", Message: "systemVersionId must be a UUID"})
+	}
 	projectID := r.PathValue("projectId")
 	return func() reply {
 		s.mu.Lock()
@@ -203,6 +206,11 @@ func (s *Server) createRun(r *http.Request, body []byte, tenant int) (func() rep
 			run.kinds = append(run.kinds, m.Metric.EvalType)
 			run.run.MetricVersionIDs = append(run.run.MetricVersionIDs, metricVersionID(seq, i))
 		}
+		systemID, refusal := s.runVersion(tenant, projectID, req.SystemVersionID)
+		if refusal != nil {
+			return *refusal
+		}
+		run.run.SystemID = systemID
 		if req.TestsetID != nil {
 			t, ok := s.testsetOf(tenant, *req.TestsetID)
 			if !ok {

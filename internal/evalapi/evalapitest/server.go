@@ -17,7 +17,9 @@ limitations under the License.
 // Package evalapitest is a fake Evaluation Service for tests, end-to-end runs
 // and benchmarks. It serves the operations of the API under /api/v2 (create,
 // get, update, delete and list Metrics; create, get, update, list and delete
-// Testsets; create, list, get, update and bulk-delete Testcases), validates requests as the real service does, keeps the Metrics of
+// Testsets; create, list, get, update and bulk-delete Testcases; upsert,
+// get, update, delete and list Systems; upsert and get their versions;
+// create and read Runs, Records and Scores), validates requests as the real service does, keeps the Metrics of
 // each project, records what it committed and which key sent each request,
 // and plays programmable faults. It is written from the API description
 // alone (see metric.go), not from the operator's code. It is safe for
@@ -75,6 +77,13 @@ const (
 	OpListRecords         = "list_records"
 	OpCreateRecord        = "create_record"
 	OpUpsertScore         = "upsert_score"
+	OpUpsertSystem        = "upsert_system"
+	OpGetSystem           = "get_system"
+	OpUpdateSystem        = "update_system"
+	OpDeleteSystem        = "delete_system"
+	OpListSystems         = "list_systems"
+	OpUpsertSystemVersion = "upsert_system_version"
+	OpGetSystemVersion    = "get_system_version"
 )
 
 // lifecycleOps are the operations an older service does not serve (see
@@ -153,6 +162,7 @@ type Server struct {
 	testsets  []string
 	sets      testsetStore
 	runs      runStore
+	systems   systemStore
 	faults    faults
 }
 
@@ -399,6 +409,29 @@ func (s *Server) routes() http.Handler {
 		endpoint{http.MethodPost, OpCreateRecord, s.createRecord},
 		endpoint{http.MethodGet, OpListRecords, s.listRecords})
 	s.handle(mux, "/api/v2/records/{recordId}/scores/{metricConfigId}", endpoint{http.MethodPut, OpUpsertScore, s.upsertScore})
+	s.handle(mux, "/api/v2/projects/{projectId}/systems",
+		endpoint{http.MethodPost, OpUpsertSystem, s.upsertSystem},
+		endpoint{http.MethodGet, OpListSystems, s.listSystems})
+	s.handle(mux, "/api/v2/systems/{systemId}",
+		endpoint{http.MethodGet, OpGetSystem, s.getSystem},
+		endpoint{http.MethodPatch, OpUpdateSystem, s.updateSystem},
+		endpoint{http.MethodDelete, OpDeleteSystem, s.deleteSystem})
+	// /systems/versions/{id} and /systems/{id}/versions overlap (both match
+	// /systems/versions/versions), which ServeMux refuses: one pattern
+	// routes both, as the service's router does, the literal segment first.
+	versions, version := http.NewServeMux(), http.NewServeMux()
+	s.handle(versions, "/api/v2/systems/{systemId}/versions", endpoint{http.MethodPost, OpUpsertSystemVersion, s.upsertSystemVersion})
+	s.handle(version, "/api/v2/systems/versions/{systemVersionId}", endpoint{http.MethodGet, OpGetSystemVersion, s.getSystemVersion})
+	mux.HandleFunc("/api/v2/systems/{first}/{second}", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.PathValue("first") == "versions":
+			version.ServeHTTP(w, r)
+		case r.PathValue("second") == "versions":
+			versions.ServeHTTP(w, r)
+		default:
+			writeReply(w, noSuchOperation())
+		}
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { writeReply(w, noSuchOperation()) })
 	return mux
 }
@@ -528,7 +561,7 @@ func (s *Server) respond(r *http.Request, body []byte, op string, fault Fault, h
 }
 
 func isDeletion(op string) bool {
-	return op == OpBulkDeleteTestcases || op == OpDeleteTestset || op == OpDeleteMetric
+	return op == OpBulkDeleteTestcases || op == OpDeleteTestset || op == OpDeleteMetric || op == OpDeleteSystem
 }
 
 // bearerKey is the key of r's Authorization header.

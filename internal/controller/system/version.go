@@ -1,0 +1,147 @@
+/*
+Copyright 2026 The eval-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package system
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/remote"
+)
+
+// VersionReconciler keeps each SystemVersion upserted in its System.
+type VersionReconciler struct {
+	kit.Base
+}
+
+// Reconcile brings one SystemVersion to Ready. A version whose config and
+// System are those recorded sends no write: it is read at most, and its
+// status is patched only if the read changed it.
+func (r *VersionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	v := &v1alpha1.SystemVersion{}
+	if live, err := r.GetLive(ctx, req, v); !live {
+		return ctrl.Result{}, err
+	}
+	p := r.NewStatusPatcher(v)
+	if o, held := kit.HoldIfPaused(v); held {
+		return p.Finish(ctx, o, ctrl.Result{}, nil)
+	}
+	if !v.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // the service has no deletion of versions
+	}
+	s, o, err := r.system(ctx, v)
+	if s == nil {
+		return p.Finish(ctx, o, ctrl.Result{}, err)
+	}
+	conn, cerr := r.Connector.Connect(ctx, s)
+	p.Resolved(conn.Service)
+	if cerr != nil {
+		o, res, err := kit.ConnectFailure(cerr)
+		return p.Finish(ctx, o, res, err)
+	}
+	o, err = r.sync(ctx, conn.Systems(), s.Status.ID, v)
+	return p.Finish(ctx, o, ctrl.Result{}, err)
+}
+
+// system is the version's System once it is Ready with a remote id, else
+// the outcome to wait with.
+func (r *VersionReconciler) system(ctx context.Context, v *v1alpha1.SystemVersion) (*v1alpha1.System, kit.Outcome, error) {
+	s := &v1alpha1.System{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: v.Namespace, Name: v.Spec.SystemRef.Name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil, kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+v.Spec.SystemRef.Name+" does not exist"), nil
+	}
+	if err != nil {
+		return nil, kit.Progressing(v1alpha1.ReasonSystemNotReady, "reading System "+v.Spec.SystemRef.Name),
+			fmt.Errorf("reading System %s: %w", v.Spec.SystemRef.Name, err)
+	}
+	if !meta.IsStatusConditionTrue(s.Status.Conditions, v1alpha1.ConditionReady) || s.Status.ID == "" {
+		return nil, kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+s.Name+" is not Ready"), nil
+	}
+	return s, kit.Outcome{}, nil
+}
+
+// sync upserts the version when nothing is recorded for this System or its
+// name changed, else reads it and puts back a changed name.
+func (r *VersionReconciler) sync(ctx context.Context, c remote.SystemClient, systemID string, v *v1alpha1.SystemVersion) (
+	kit.Outcome, error) {
+	if err := remote.CheckConfig(v.Spec.Config.Raw); err != nil {
+		return kit.Stalled(v1alpha1.ReasonInvalidConfig, err.Error()), nil
+	}
+	id := v.RecordedID()
+	if v.Status.SystemID != systemID {
+		id = "" // a System upserted again (a new id) holds its versions anew
+	}
+	if id != "" {
+		got, err := c.GetVersion(ctx, systemID, id, &v.Spec)
+		if err != nil && remote.FailureOf(err) != remote.NotFound {
+			o, _, err := kit.UpstreamFailure(err)
+			return o, err
+		}
+		if err == nil && (got.Matches(systemID, &v.Spec) || !v.Spec.Allows(v1alpha1.ManagementUpdate)) {
+			got.Record(&v.Status)
+			return settled(v.Status.Conditions, v.Spec.Allows(v1alpha1.ManagementUpdate), "version "+id+" of System "+systemID), nil
+		}
+	} else if !v.Spec.Allows(v1alpha1.ManagementCreate) {
+		return kit.Stalled(v1alpha1.ReasonCreateNotAllowed,
+			"no version is recorded and managementPolicies do not allow Create"), nil
+	} else if same, err := r.sameConfig(ctx, systemID, v); err != nil {
+		return kit.Progressing(v1alpha1.ReasonCreating, "listing the System's versions"), err
+	} else {
+		id = same
+	}
+	got, err := c.UpsertVersion(ctx, systemID, id, &v.Spec)
+	if err != nil {
+		o, _, err := kit.UpstreamFailure(err)
+		return o, err
+	}
+	if v.Annotations[v1alpha1.SystemVersionIDAnnotation] != got.ID() {
+		err := kit.PatchAnnotations(ctx, r.Client, v, map[string]any{v1alpha1.SystemVersionIDAnnotation: got.ID()})
+		if err != nil {
+			return kit.Progressing(v1alpha1.ReasonCreating, "recording the version's id"), err
+		}
+	}
+	got.Record(&v.Status)
+	return kit.Ready(v1alpha1.ReasonCreated, "upserted version "+got.ID()+" of System "+systemID), nil
+}
+
+// sameConfig is the id another SystemVersion of the namespace recorded for
+// the same config of System systemID, "" if none. A service upserts by
+// config anyway; a standalone one, which holds nothing, answers the same
+// id this way, so the same config is the same version in both.
+func (r *VersionReconciler) sameConfig(ctx context.Context, systemID string, v *v1alpha1.SystemVersion) (string, error) {
+	l := &v1alpha1.SystemVersionList{}
+	if err := r.Client.List(ctx, l, client.InNamespace(v.Namespace),
+		client.MatchingFields{systemRefIndex: v.Spec.SystemRef.Name}); err != nil {
+		return "", fmt.Errorf("listing the versions of System %s: %w", v.Spec.SystemRef.Name, err)
+	}
+	for _, o := range l.Items {
+		if o.UID != v.UID && o.Status.SystemID == systemID && o.Status.ID != "" &&
+			remote.SameConfig(o.Spec.Config.Raw, v.Spec.Config.Raw) {
+			return o.Status.ID, nil
+		}
+	}
+	return "", nil
+}
