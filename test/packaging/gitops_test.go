@@ -172,8 +172,8 @@ func expectShippedExecutor(run *v1alpha1.EvaluationRun, grant *v1alpha1.Executor
 		Expect(accounts).To(HaveKey(run.Namespace+"/"+grant.ServiceAccountName),
 			"the granted ServiceAccount exists where %s runs its executor", run.Namespace)
 	}
-	tmpl := run.Spec.Executor.Template.DeepCopy()
-	Expect(executorpolicy.CheckSize(tmpl, field.NewPath("spec", "executor", "template"))).To(BeNil(), run.Namespace)
-	Expect(executorpolicy.Apply(tmpl, g, field.NewPath("spec", "executor", "template"))).To(BeEmpty(),
+	tmpl, path := run.Spec.Executor.Template.DeepCopy(), field.NewPath("spec", "executor", "template")
+	Expect(executorpolicy.CheckSize(tmpl, path)).To(Succeed(), run.Namespace)
+	Expect(executorpolicy.Apply(tmpl, g, path)).To(BeEmpty(),
 		"the executor of %s under the grant", run.Namespace)
 }
