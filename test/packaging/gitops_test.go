@@ -21,13 +21,17 @@ package packaging
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/execute"
+	"github.com/eval-operator/eval-operator/internal/executorpolicy"
 	"github.com/eval-operator/eval-operator/internal/gates"
 	"github.com/eval-operator/eval-operator/internal/validate"
 )
@@ -47,7 +51,9 @@ var _ = Describe("The example GitOps repository", func() {
 			v, err := validate.New()
 			Expect(err).NotTo(HaveOccurred())
 			var policies [][]any
-			kinds := map[string]int{}
+			var runs []*v1alpha1.EvaluationRun
+			var grant *v1alpha1.ExecutorGrant
+			kinds, accounts, heuristic := map[string]int{}, map[string]bool{}, map[string]bool{}
 			for _, d := range docs {
 				kinds[d.Object.GetKind()]++
 				if d.Object.GetKind() == "ConfigMap" && d.Object.GetName() == "evaluation-gate" {
@@ -61,6 +67,18 @@ var _ = Describe("The example GitOps repository", func() {
 					u.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("EvaluationRun"))
 					_, err = v.Create(ctx, u)
 					Expect(err).NotTo(HaveOccurred(), "the run template of %s", d.Object.GetNamespace())
+					runs = append(runs, run)
+				}
+				switch d.Object.GetKind() {
+				case "ClusterEvaluationService":
+					var svc v1alpha1.ClusterEvaluationService
+					Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(d.Object.Object, &svc)).To(Succeed())
+					grant = svc.Spec.Executor
+				case "ServiceAccount":
+					accounts[d.Object.GetNamespace()+"/"+d.Object.GetName()] = true
+				case "Metric":
+					evalType, _, _ := unstructured.NestedString(d.Object.Object, "spec", "evalType")
+					heuristic[d.Object.GetNamespace()+"/"+d.Object.GetName()] = evalType == "heuristic"
 				}
 				if !v.Handles(d.Object.GroupVersionKind()) {
 					continue
@@ -85,6 +103,9 @@ var _ = Describe("The example GitOps repository", func() {
 			for kind, n := range loop {
 				Expect(kinds[kind]).To(Equal(n), kind)
 			}
+			for _, run := range runs {
+				expectShippedExecutor(run, grant, accounts, heuristic)
+			}
 
 			kubectl(ctx, kustomize(ctx, filepath.Join(repoRoot, "config", "crd")), "apply", "--server-side",
 				"--field-manager=packaging-gitops", "-f", "-")
@@ -107,3 +128,52 @@ var _ = Describe("The example GitOps repository", func() {
 		Entry("staging, the read-only mirror", "staging", true),
 	)
 })
+
+// expectShippedExecutor asserts that run's executor is the one the
+// operator's image ships, in the release's image, with checks exec accepts,
+// and that the operator runs it under the cluster service's grant: the
+// ServiceAccount it names exists in the run's namespace and the template
+// passes executorpolicy (no other Secret, the restricted profile). accounts
+// and heuristic are the render's ServiceAccounts and Metrics (true when
+// heuristic), by namespace/name.
+func expectShippedExecutor(run *v1alpha1.EvaluationRun, grant *v1alpha1.ExecutorGrant,
+	accounts, heuristic map[string]bool) {
+	GinkgoHelper()
+	Expect(run.Spec.Executor).NotTo(BeNil(), "the run template of %s", run.Namespace)
+	containers := run.Spec.Executor.Template.Spec.Containers
+	Expect(containers).To(HaveLen(1), "the run template of %s", run.Namespace)
+	c := containers[0]
+	Expect(c.Image).To(Equal("ghcr.io/eval-operator/eval-operator:"+readChartMeta().AppVersion), run.Namespace)
+	Expect(c.Command).To(Equal([]string{"/kubectl-eval", "exec"}), run.Namespace)
+	metrics := map[string]bool{}
+	for _, m := range run.Spec.MetricRefs {
+		metrics[m.Name] = true
+	}
+	checks := 0
+	for _, arg := range c.Args {
+		if s, ok := strings.CutPrefix(arg, "--check="); ok {
+			check, err := execute.ParseCheck(s)
+			Expect(err).NotTo(HaveOccurred(), run.Namespace)
+			Expect(metrics).To(HaveKey(check.Metric), "a check of %s names a Metric of the run", run.Namespace)
+			Expect(heuristic).To(HaveKeyWithValue(run.Namespace+"/"+check.Metric, true),
+				"a check of %s scores a heuristic Metric", run.Namespace)
+			checks++
+		}
+		if s, ok := strings.CutPrefix(arg, "--output="); ok {
+			Expect(execute.CheckPath(s)).To(Succeed(), run.Namespace)
+		}
+	}
+	Expect(checks).To(BeNumerically(">", 0), "%s scores a heuristic Metric with a check", run.Namespace)
+
+	Expect(run.Spec.APIKeySecretRef).NotTo(BeNil(), run.Namespace)
+	g := executorpolicy.Grant{KeySecret: run.Spec.APIKeySecretRef.Name, Source: "ClusterEvaluationService/default"}
+	if grant != nil {
+		g.ServiceAccountName, g.Secrets = grant.ServiceAccountName, grant.Secrets
+		Expect(accounts).To(HaveKey(run.Namespace+"/"+grant.ServiceAccountName),
+			"the granted ServiceAccount exists where %s runs its executor", run.Namespace)
+	}
+	tmpl, path := run.Spec.Executor.Template.DeepCopy(), field.NewPath("spec", "executor", "template")
+	Expect(executorpolicy.CheckSize(tmpl, path)).To(Succeed(), run.Namespace)
+	Expect(executorpolicy.Apply(tmpl, g, path)).To(BeEmpty(),
+		"the executor of %s under the grant", run.Namespace)
+}
