@@ -21,6 +21,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -55,6 +56,30 @@ var _ = Describe("The clients of each kind", func() {
 		set := &v1alpha1.Testset{ObjectMeta: meta, Spec: v1alpha1.TestsetSpec{DeletionPolicy: v1alpha1.DeletionPolicyDelete}}
 		Expect(service().Testset(set).NeedsFinalizer()).To(BeTrue())
 		Expect(standalone().Testset(set).NeedsFinalizer()).To(BeFalse())
+	})
+
+	It("give a standalone version the id of its System and config, so one config is one version however reconciles race", func() {
+		const system = "9d2338d4-bf1d-47df-b0d4-ed803e578bd3"
+		version := func(config string) *v1alpha1.SystemVersionSpec {
+			return &v1alpha1.SystemVersionSpec{Config: apiextensionsv1.JSON{Raw: []byte(config)}}
+		}
+		c := standalone().Systems()
+		a, err := c.UpsertVersion(ctx, system, "", version(`{"image":"sha256:ab","model":"m"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(a.ID()).To(MatchRegexp(`^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`))
+		same, err := c.UpsertVersion(ctx, system, "", version(`{ "model": "m", "image": "sha256:ab" }`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(same.ID()).To(Equal(a.ID()), "the same JSON value, another spelling")
+		other, _ := c.UpsertVersion(ctx, system, a.ID(), version(`{"image":"sha256:cd","model":"m"}`))
+		Expect(other.ID()).NotTo(Equal(a.ID()), "another config is another version, as the service upserts it")
+		elsewhere, _ := c.UpsertVersion(ctx, "6f1c1d2e-0000-4000-8000-000000000000", "", version(`{"image":"sha256:ab","model":"m"}`))
+		Expect(elsewhere.ID()).NotTo(Equal(a.ID()), "another System's version")
+
+		got, err := c.GetVersion(ctx, system, a.ID(), version(`{"model":"m","image":"sha256:ab"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.ID()).To(Equal(a.ID()))
+		_, err = c.GetVersion(ctx, system, a.ID(), version(`{"image":"sha256:cd","model":"m"}`))
+		Expect(remote.Gone(err)).To(BeTrue(), "a changed config is not the recorded version: %v", err)
 	})
 
 	It("record a standalone Testset's testcases in its status, and leave a service's to be sent", func() {

@@ -19,6 +19,8 @@ package remote
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/convert"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
@@ -27,8 +29,9 @@ import (
 // SystemClient acts on a service's Systems and versions for one reconcile.
 // The service upserts both (a System by its name in the project, a version
 // by its config), so a create whose answer is lost is simply sent again:
-// it needs no pending-create guard. A standalone service holds nothing: an
-// upsert answers the id already recorded, else a new UUID, and a read
+// it needs no pending-create guard. A standalone service holds nothing: a
+// System's upsert answers the id already recorded, else a new UUID; a
+// version's id is named by its System and config (versionUUID); a read
 // answers the spec.
 type SystemClient interface {
 	// HoldsCopies reports whether the service keeps a System that deleting
@@ -182,16 +185,35 @@ func (standaloneSystems) UpdateSystem(_ context.Context, id string, spec *v1alph
 
 func (standaloneSystems) DeleteSystem(context.Context, string) (bool, error) { return true, nil }
 
-func (c standaloneSystems) UpsertVersion(ctx context.Context, systemID, id string, spec *v1alpha1.SystemVersionSpec) (
+// UpsertVersion answers the version's name-based id: the same config of
+// the same System is the same version, as the service upserts it, however
+// many objects name it and whatever the cache has seen of them.
+func (c standaloneSystems) UpsertVersion(ctx context.Context, systemID, _ string, spec *v1alpha1.SystemVersionSpec) (
 	SystemVersion, error) {
 	if _, err := c.key.get(ctx); err != nil {
 		return SystemVersion{}, err
 	}
-	return standaloneVersion(systemID, orNewUUID(id), spec), nil
+	return standaloneVersion(systemID, versionUUID(systemID, spec), spec), nil
 }
 
+// versionUUID is a name-based UUID (RFC 9562 version 5) of the config as
+// one JSON value, in the namespace of System systemID.
+func versionUUID(systemID string, spec *v1alpha1.SystemVersionSpec) string {
+	ns, err := uuid.Parse(systemID)
+	if err != nil {
+		ns = uuid.Nil
+	}
+	return uuid.NewSHA1(ns, convert.Canonical(convert.SystemVersionRequestFor(spec).Config)).String()
+}
+
+// GetVersion answers the spec when id is its config's id; a changed config
+// is another version, which the service would not find under id either.
 func (standaloneSystems) GetVersion(_ context.Context, systemID, id string, spec *v1alpha1.SystemVersionSpec) (
 	SystemVersion, error) {
+	if id != versionUUID(systemID, spec) {
+		return SystemVersion{}, &evalapi.Error{Kind: evalapi.KindNotFound, Op: "GetSystemVersion",
+			API: &evalapi.APIError{Code: evalapi.CodeNotFound, Message: "no version " + id + " of this config"}}
+	}
 	return standaloneVersion(systemID, id, spec), nil
 }
 
