@@ -34,9 +34,10 @@ import (
 // version's id is named by its System and config (versionUUID); a read
 // answers the spec.
 type SystemClient interface {
-	// HoldsCopies reports whether the service keeps a System that deleting
-	// the object must delete first (not on a standalone service).
-	HoldsCopies() bool
+	// NeedsFinalizer reports whether deleting the object must delete its
+	// remote System first: by a System's policies, where the service keeps
+	// one (never for a version, which the service cannot delete).
+	NeedsFinalizer() bool
 	// UpsertSystem sends spec's System; id is the one recorded, "" if none.
 	UpsertSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
 	// GetSystem reads System id as it stands against spec.
@@ -87,19 +88,32 @@ func (v SystemVersion) Record(st *v1alpha1.SystemVersionStatus) {
 	convert.SetSystemVersionStatus(st, v.held)
 }
 
-// Systems returns the SystemClient that acts for the object in one reconcile.
-func (c *Connection) Systems() SystemClient {
+// System returns the SystemClient that acts for s in one reconcile.
+func (c *Connection) System(s *v1alpha1.System) SystemClient {
+	return c.systems(s.Spec.DeletesRemote())
+}
+
+// SystemVersion returns the SystemClient that acts for a version in one
+// reconcile, on its System's connection.
+func (c *Connection) SystemVersion(*v1alpha1.SystemVersion) SystemClient { return c.systems(false) }
+
+// systems is the SystemClient of one object; finalizes is whether deleting
+// it deletes its remote System, where the service keeps one.
+func (c *Connection) systems(finalizes bool) SystemClient {
 	key := &lazyKey{source: c.key, secrets: c.secrets}
 	if c.local {
 		return standaloneSystems{key: key}
 	}
-	return &httpSystems{http: &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder, flow: c.flow,
-		confirm: &confirmation{check: c.confirm}}}
+	return &httpSystems{finalizes: finalizes, http: &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder,
+		flow: c.flow, confirm: &confirmation{check: c.confirm}}}
 }
 
-type httpSystems struct{ http *httpClient }
+type httpSystems struct {
+	http      *httpClient
+	finalizes bool
+}
 
-func (*httpSystems) HoldsCopies() bool { return true }
+func (c *httpSystems) NeedsFinalizer() bool { return c.finalizes }
 
 func (c *httpSystems) UpsertSystem(ctx context.Context, _ string, spec *v1alpha1.SystemSpec) (System, error) {
 	key, release, err := c.http.beginCreate(ctx)
@@ -166,7 +180,7 @@ func (c *httpSystems) GetVersion(ctx context.Context, _, id string, _ *v1alpha1.
 // record. It checks a named key as the other kinds do.
 type standaloneSystems struct{ key *lazyKey }
 
-func (standaloneSystems) HoldsCopies() bool { return false }
+func (standaloneSystems) NeedsFinalizer() bool { return false }
 
 func (c standaloneSystems) UpsertSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
 	if _, err := c.key.get(ctx); err != nil {

@@ -57,6 +57,12 @@ type Lifecycle[T v1alpha1.Object, C any] struct {
 	Base
 	// New returns an empty object of the kind.
 	New func() T
+	// Connect resolves the service obj uses; without it, obj's own
+	// (Connector.Connect). A kind whose objects use another object's
+	// service resolves that one here, and answers a nil connection while
+	// obj cannot be connected yet: then nothing is resolved, the client is
+	// its zero value, and the kind's Steps say why.
+	Connect func(ctx context.Context, obj T) (*remote.Connection, error)
 	// ClientFor is the kind's client for obj on conn.
 	ClientFor func(conn *remote.Connection, obj T) C
 	// Read completes obj once it is connected (a read of what the cache
@@ -68,7 +74,8 @@ type Lifecycle[T v1alpha1.Object, C any] struct {
 	// it reads Scope.ConnErr in its own steps.
 	Remote *IDKind
 	// NeedsFinalizer is the client's answer: must deleting obj delete its
-	// remote copy first?
+	// remote copy first? Given without Remote, obj stops on a service it
+	// cannot use all the same, and any obj may have a remote copy.
 	NeedsFinalizer func(C) bool
 	// Finalize runs while obj, carrying the finalizer, is being deleted;
 	// without it a deleted object is left alone.
@@ -96,20 +103,33 @@ func (l *Lifecycle[T, C]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if !obj.GetDeletionTimestamp().IsZero() && l.Finalize == nil {
 		return ctrl.Result{}, nil
 	}
-	conn, cerr := l.Connector.Connect(ctx, obj)
-	s := &Scope[T, C]{Obj: obj, Conn: conn, ConnErr: cerr, Client: l.ClientFor(conn, obj), life: l}
+	conn, cerr := l.connect(ctx, obj)
+	s := &Scope[T, C]{Obj: obj, Conn: conn, ConnErr: cerr, life: l}
+	if conn != nil {
+		s.Client = l.ClientFor(conn, obj)
+	}
 	if l.Read != nil {
 		if err := l.Read(ctx, s); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	s.Status = l.NewStatusPatcher(obj)
-	s.Status.Resolved(conn.Service)
+	if conn != nil {
+		s.Status.Resolved(conn.Service)
+	}
 	o, res, err := l.run(ctx, s)
 	if s.unsaid {
 		return res, err
 	}
 	return s.Status.Finish(ctx, o, res, err)
+}
+
+// connect resolves the service obj uses.
+func (l *Lifecycle[T, C]) connect(ctx context.Context, obj T) (*remote.Connection, error) {
+	if l.Connect != nil {
+		return l.Connect(ctx, obj)
+	}
+	return l.Connector.Connect(ctx, obj)
 }
 
 // run is the reconcile's steps after the status patcher is set up.
@@ -120,24 +140,37 @@ func (l *Lifecycle[T, C]) run(ctx context.Context, s *Scope[T, C]) (Outcome, ctr
 	if !s.Obj.GetDeletionTimestamp().IsZero() {
 		return l.Finalize(ctx, s)
 	}
-	if l.Remote != nil {
+	switch {
+	case l.Remote != nil:
 		if o, stop, err := s.CheckService(ctx); stop {
 			return o, ctrl.Result{}, err
 		}
+	case l.NeedsFinalizer != nil && s.ConnErr != nil:
+		// Its finalizer would follow a client that cannot be called.
+		o, _, err := ConnectFailure(s.ConnErr)
+		return o, ctrl.Result{}, err
 	}
 	if l.Claim != nil {
 		if o, refused, err := l.Claim(ctx, s); refused || err != nil {
 			return o, ctrl.Result{}, err
 		}
 	}
-	if l.Remote != nil {
-		h := any(s.Obj).(remoteHolder)
-		if err := SyncFinalizer(ctx, l.Client, s.Obj, l.NeedsFinalizer(s.Client), MayHaveRemote(h)); err != nil {
+	if l.NeedsFinalizer != nil {
+		if err := SyncFinalizer(ctx, l.Client, s.Obj, l.NeedsFinalizer(s.Client), l.mayHaveRemote(s.Obj)); err != nil {
 			s.Unsaid()
 			return Outcome{}, ctrl.Result{}, err
 		}
 	}
 	return l.Steps(ctx, s)
+}
+
+// mayHaveRemote reports whether obj may have a remote copy: any may, of a
+// kind that does not record its remote ids as Remote says.
+func (l *Lifecycle[T, C]) mayHaveRemote(obj T) bool {
+	if l.Remote == nil {
+		return true
+	}
+	return MayHaveRemote(any(obj).(remoteHolder))
 }
 
 // MayHaveRemote reports whether obj records a remote id or a create that

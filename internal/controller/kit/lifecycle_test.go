@@ -132,3 +132,58 @@ func TestLifecycleWritesNothingUnsaid(t *testing.T) {
 		t.Errorf("%d status patches, want none", f.patches)
 	}
 }
+
+func TestLifecycleLeavesAnUnconnectedObjectUnresolved(t *testing.T) {
+	f := newLifecycleFixture(t, func(*v1alpha1.Metric) {})
+	f.metric.Status.Service = "kept"
+	if err := f.b.Client.Status().Update(context.Background(), f.metric); err != nil {
+		t.Fatal(err)
+	}
+	f.life.Remote, f.life.NeedsFinalizer = nil, nil
+	f.life.Connect = func(context.Context, *v1alpha1.Metric) (*remote.Connection, error) { return nil, nil }
+	steps := f.life.Steps
+	f.life.Steps = func(ctx context.Context, s *Scope[*v1alpha1.Metric, remote.MetricClient]) (Outcome, ctrl.Result, error) {
+		if s.Conn != nil || s.Client != nil {
+			t.Errorf("steps given connection %v and client %v, want none", s.Conn, s.Client)
+		}
+		return steps(ctx, s)
+	}
+	if m := f.reconcile(t); m.Status.Service != "kept" || !slices.Equal(f.calls, []string{"claim", "steps"}) {
+		t.Errorf("status.service %q after stages %v, want kept after claim, steps", m.Status.Service, f.calls)
+	}
+}
+
+func TestLifecycleFinalizesWithoutRemoteIDs(t *testing.T) {
+	cases := map[string]struct {
+		connErr   error
+		calls     []string
+		reason    string
+		finalizer bool
+	}{
+		"connected": {nil, []string{"claim", "steps"}, v1alpha1.ReasonSynced, true},
+		"service unusable": {&remote.ServiceError{Reason: v1alpha1.ReasonServiceNotFound, Message: "no service"},
+			nil, v1alpha1.ReasonServiceNotFound, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newLifecycleFixture(t, func(*v1alpha1.Metric) {})
+			f.life.Remote = nil
+			f.life.NeedsFinalizer = func(remote.MetricClient) bool { return true }
+			connect := f.life.Connector.Connect
+			f.life.Connect = func(ctx context.Context, m *v1alpha1.Metric) (*remote.Connection, error) {
+				conn, _ := connect(ctx, m)
+				return conn, tc.connErr
+			}
+			m := f.reconcile(t)
+			if !slices.Equal(f.calls, tc.calls) {
+				t.Errorf("stages %v, want %v", f.calls, tc.calls)
+			}
+			if got := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady).Reason; got != tc.reason {
+				t.Errorf("Ready %s, want %s", got, tc.reason)
+			}
+			if got := slices.Contains(m.Finalizers, v1alpha1.MetricFinalizer); got != tc.finalizer {
+				t.Errorf("finalizer %v, want %v (no remote id is recorded)", got, tc.finalizer)
+			}
+		})
+	}
+}

@@ -43,7 +43,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		return fmt.Errorf("indexing SystemVersions by System: %w", err)
 	}
 	err = kit.Register(mgr, b, workers, kit.Kind{
-		Object: &v1alpha1.System{}, List: &v1alpha1.SystemList{}, Reconciler: &Reconciler{Base: b},
+		Object: &v1alpha1.System{}, List: &v1alpha1.SystemList{}, Reconciler: (&Reconciler{Base: b}).lifecycle(),
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled,
 			kit.IDEdited(v1alpha1.SystemIDAnnotation)),
 	})
@@ -51,7 +51,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		return err
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
-		Object: &v1alpha1.SystemVersion{}, List: &v1alpha1.SystemVersionList{}, Reconciler: &VersionReconciler{Base: b},
+		Object: &v1alpha1.SystemVersion{}, List: &v1alpha1.SystemVersionList{}, Reconciler: (&VersionReconciler{Base: b}).lifecycle(),
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled,
 			kit.IDEdited(v1alpha1.SystemVersionIDAnnotation)),
 		Watches: []kit.Watch{{Object: &v1alpha1.System{}, Map: versionsOf(mgr.GetClient())}},

@@ -49,48 +49,40 @@ type Reconciler struct {
 	kit.Base
 }
 
-// Reconcile brings one System to Ready.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	s := &v1alpha1.System{}
-	if live, err := r.GetLive(ctx, req, s); !live {
-		return ctrl.Result{}, err
+// systemScope is one reconcile of one System.
+type systemScope = kit.Scope[*v1alpha1.System, remote.SystemClient]
+
+// lifecycle is the System's part of kit.Lifecycle: its client, its
+// finalizer, its claim and its steps. It records no pending create (an
+// upsert sent twice is one System), so it checks its service itself.
+func (r *Reconciler) lifecycle() *kit.Lifecycle[*v1alpha1.System, remote.SystemClient] {
+	return &kit.Lifecycle[*v1alpha1.System, remote.SystemClient]{Base: r.Base,
+		New:            func() *v1alpha1.System { return &v1alpha1.System{} },
+		ClientFor:      (*remote.Connection).System,
+		NeedsFinalizer: remote.SystemClient.NeedsFinalizer,
+		Finalize:       r.finalize,
+		Claim:          r.claimed,
+		Steps:          r.sync,
 	}
-	conn, cerr := r.Connector.Connect(ctx, s)
-	p := r.NewStatusPatcher(s)
-	p.Resolved(conn.Service)
-	if o, held := kit.HoldIfPaused(s); held {
-		return p.Finish(ctx, o, ctrl.Result{}, nil)
-	}
-	if cerr != nil {
-		o, res, err := kit.ConnectFailure(cerr)
-		return p.Finish(ctx, o, res, err)
-	}
-	c := conn.Systems()
-	if !s.DeletionTimestamp.IsZero() {
-		o, res, err := r.finalize(ctx, c, s)
-		return p.Finish(ctx, o, res, err)
-	}
-	wants := s.Spec.DeletesRemote() && c.HoldsCopies()
-	if err := kit.SyncFinalizer(ctx, r.Client, s, wants, true); err != nil {
-		return ctrl.Result{}, err
-	}
-	o, err := r.sync(ctx, conn, c, s)
-	res := ctrl.Result{}
-	if o.Phase == kit.PhaseReady {
-		res.RequeueAfter = conn.DriftInterval // 0: drift checks are off
-	}
-	return p.Finish(ctx, o, res, err)
 }
 
 // sync takes the one step the System's state calls for: refuse it, upsert
-// it, or read it and put back what drifted.
-func (r *Reconciler) sync(ctx context.Context, conn *remote.Connection, c remote.SystemClient, s *v1alpha1.System) (
-	kit.Outcome, error) {
+// it, or read it and put back what drifted; a Ready System is read again
+// every drift interval.
+func (r *Reconciler) sync(ctx context.Context, sc *systemScope) (kit.Outcome, ctrl.Result, error) {
+	o, err := r.step(ctx, sc)
+	res := ctrl.Result{}
+	if o.Phase == kit.PhaseReady {
+		res.RequeueAfter = sc.Conn.DriftInterval // 0: drift checks are off
+	}
+	return o, res, err
+}
+
+// step is sync's one step.
+func (r *Reconciler) step(ctx context.Context, sc *systemScope) (kit.Outcome, error) {
+	s, c := sc.Obj, sc.Client
 	if err := remote.CheckConfig(s.Spec.Config.Raw); err != nil {
 		return kit.Stalled(v1alpha1.ReasonInvalidConfig, err.Error()), nil
-	}
-	if o, claimed, err := r.claimed(ctx, conn.Endpoint, s); claimed || err != nil {
-		return o, err
 	}
 	id := s.RecordedID()
 	if id == "" {
@@ -104,7 +96,7 @@ func (r *Reconciler) sync(ctx context.Context, conn *remote.Connection, c remote
 		return kit.Stalled(v1alpha1.ReasonCreateNotAllowed,
 			"no remote System is recorded and managementPolicies do not allow Create"), nil
 	case id == "" || changed && s.Spec.Allows(v1alpha1.ManagementUpdate):
-		return r.upsert(ctx, conn, c, s, id)
+		return r.upsert(ctx, sc.Conn, c, s, id)
 	}
 	return r.observe(ctx, c, s, id)
 }
@@ -180,8 +172,11 @@ func (r *Reconciler) upsert(ctx context.Context, conn *remote.Connection, c remo
 
 // finalize deletes the remote System when the policies say so, then lets
 // the object go. The service keeps the System's versions.
-func (r *Reconciler) finalize(ctx context.Context, c remote.SystemClient, s *v1alpha1.System) (
-	kit.Outcome, ctrl.Result, error) {
+func (r *Reconciler) finalize(ctx context.Context, sc *systemScope) (kit.Outcome, ctrl.Result, error) {
+	s, c := sc.Obj, sc.Client
+	if sc.ConnErr != nil {
+		return kit.ConnectFailure(sc.ConnErr)
+	}
 	if !controllerutil.ContainsFinalizer(s, v1alpha1.MetricFinalizer) {
 		return kit.Progressing(v1alpha1.ReasonDeleting, "deleting"), ctrl.Result{}, nil
 	}
@@ -207,7 +202,8 @@ func (r *Reconciler) finalize(ctx context.Context, c remote.SystemClient, s *v1a
 // claimed stops s when another System of the cluster is the same remote
 // System on the same service (the same name in the same project): the
 // holder is the one whose id was recorded first, then the older.
-func (r *Reconciler) claimed(ctx context.Context, endpoint string, s *v1alpha1.System) (kit.Outcome, bool, error) {
+func (r *Reconciler) claimed(ctx context.Context, sc *systemScope) (kit.Outcome, bool, error) {
+	s, endpoint := sc.Obj, sc.Conn.Endpoint
 	l := &v1alpha1.SystemList{}
 	if err := r.Client.List(ctx, l); err != nil {
 		return kit.Progressing(v1alpha1.ReasonPending, "listing Systems"), false, err

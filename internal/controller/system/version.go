@@ -36,33 +36,47 @@ type VersionReconciler struct {
 	kit.Base
 }
 
-// Reconcile brings one SystemVersion to Ready. A version whose config and
-// System are those recorded sends no write: it is read at most, and its
-// status is patched only if the read changed it.
-func (r *VersionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	v := &v1alpha1.SystemVersion{}
-	if live, err := r.GetLive(ctx, req, v); !live {
-		return ctrl.Result{}, err
+// versionScope is one reconcile of one SystemVersion.
+type versionScope = kit.Scope[*v1alpha1.SystemVersion, remote.SystemClient]
+
+// lifecycle is the SystemVersion's part of kit.Lifecycle: its System's
+// service, its client and its steps. It keeps no finalizer: the service
+// has no deletion of versions. A version whose config and System are those
+// recorded sends no write: it is read at most, and its status is patched
+// only if the read changed it.
+func (r *VersionReconciler) lifecycle() *kit.Lifecycle[*v1alpha1.SystemVersion, remote.SystemClient] {
+	return &kit.Lifecycle[*v1alpha1.SystemVersion, remote.SystemClient]{Base: r.Base,
+		New:       func() *v1alpha1.SystemVersion { return &v1alpha1.SystemVersion{} },
+		Connect:   r.connect,
+		ClientFor: (*remote.Connection).SystemVersion,
+		Steps:     r.steps,
 	}
-	p := r.NewStatusPatcher(v)
-	if o, held := kit.HoldIfPaused(v); held {
-		return p.Finish(ctx, o, ctrl.Result{}, nil)
-	}
-	if !v.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // the service has no deletion of versions
-	}
-	s, o, err := r.system(ctx, v)
+}
+
+// connect resolves the service of the version's System, once that is
+// Ready; nil while it is not.
+func (r *VersionReconciler) connect(ctx context.Context, v *v1alpha1.SystemVersion) (*remote.Connection, error) {
+	s, _, err := r.system(ctx, v)
 	if s == nil {
-		return p.Finish(ctx, o, ctrl.Result{}, err)
+		return nil, err
 	}
-	conn, cerr := r.Connector.Connect(ctx, s)
-	p.Resolved(conn.Service)
-	if cerr != nil {
-		o, res, err := kit.ConnectFailure(cerr)
-		return p.Finish(ctx, o, res, err)
+	return r.Connector.Connect(ctx, s)
+}
+
+// steps waits for the version's System, then syncs the version in it.
+func (r *VersionReconciler) steps(ctx context.Context, sc *versionScope) (kit.Outcome, ctrl.Result, error) {
+	s, o, err := r.system(ctx, sc.Obj)
+	switch {
+	case s == nil:
+		return o, ctrl.Result{}, err
+	case sc.Conn == nil:
+		// The System became Ready since connect read it: its change re-triggers the version.
+		return kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+s.Name+" is not Ready"), ctrl.Result{}, nil
+	case sc.ConnErr != nil:
+		return kit.ConnectFailure(sc.ConnErr)
 	}
-	o, err = r.sync(ctx, conn.Systems(), s.Status.ID, v)
-	return p.Finish(ctx, o, ctrl.Result{}, err)
+	o, err = r.sync(ctx, sc.Client, s.Status.ID, sc.Obj)
+	return o, ctrl.Result{}, err
 }
 
 // system is the version's System once it is Ready with a remote id, else
