@@ -63,16 +63,16 @@ var _ = Describe("The clients of each kind", func() {
 		version := func(config string) *v1alpha1.SystemVersionSpec {
 			return &v1alpha1.SystemVersionSpec{Config: apiextensionsv1.JSON{Raw: []byte(config)}}
 		}
-		c := standalone().Systems()
-		a, err := c.UpsertVersion(ctx, system, "", version(`{"image":"sha256:ab","model":"m"}`))
+		c := standalone().SystemVersion(&v1alpha1.SystemVersion{ObjectMeta: meta})
+		a, err := c.UpsertVersion(ctx, system, version(`{"image":"sha256:ab","model":"m"}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(a.ID()).To(MatchRegexp(`^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`))
-		same, err := c.UpsertVersion(ctx, system, "", version(`{ "model": "m", "image": "sha256:ab" }`))
+		same, err := c.UpsertVersion(ctx, system, version(`{ "model": "m", "image": "sha256:ab" }`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(same.ID()).To(Equal(a.ID()), "the same JSON value, another spelling")
-		other, _ := c.UpsertVersion(ctx, system, a.ID(), version(`{"image":"sha256:cd","model":"m"}`))
+		other, _ := c.UpsertVersion(ctx, system, version(`{"image":"sha256:cd","model":"m"}`))
 		Expect(other.ID()).NotTo(Equal(a.ID()), "another config is another version, as the service upserts it")
-		elsewhere, _ := c.UpsertVersion(ctx, "6f1c1d2e-0000-4000-8000-000000000000", "", version(`{"image":"sha256:ab","model":"m"}`))
+		elsewhere, _ := c.UpsertVersion(ctx, "6f1c1d2e-0000-4000-8000-000000000000", version(`{"image":"sha256:ab","model":"m"}`))
 		Expect(elsewhere.ID()).NotTo(Equal(a.ID()), "another System's version")
 
 		got, err := c.GetVersion(ctx, system, a.ID(), version(`{"model":"m","image":"sha256:ab"}`))

@@ -46,9 +46,9 @@ type SystemClient interface {
 	UpdateSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
 	// DeleteSystem deletes System id (not its versions).
 	DeleteSystem(ctx context.Context, id string) (bool, error)
-	// UpsertVersion sends spec's version of System systemID; id is the one
-	// recorded, "" if none.
-	UpsertVersion(ctx context.Context, systemID, id string, spec *v1alpha1.SystemVersionSpec) (SystemVersion, error)
+	// UpsertVersion sends spec's version of System systemID, upserted by
+	// its config.
+	UpsertVersion(ctx context.Context, systemID string, spec *v1alpha1.SystemVersionSpec) (SystemVersion, error)
 	// GetVersion reads version id of System systemID as it stands against spec.
 	GetVersion(ctx context.Context, systemID, id string, spec *v1alpha1.SystemVersionSpec) (SystemVersion, error)
 }
@@ -155,7 +155,7 @@ func (c *httpSystems) DeleteSystem(ctx context.Context, id string) (bool, error)
 	return succeeded(c.http.svc.DeleteSystem(ctx, key, id))
 }
 
-func (c *httpSystems) UpsertVersion(ctx context.Context, systemID, _ string, spec *v1alpha1.SystemVersionSpec) (
+func (c *httpSystems) UpsertVersion(ctx context.Context, systemID string, spec *v1alpha1.SystemVersionSpec) (
 	SystemVersion, error) {
 	key, release, err := c.http.beginCreate(ctx)
 	if err != nil {
@@ -202,7 +202,7 @@ func (standaloneSystems) DeleteSystem(context.Context, string) (bool, error) { r
 // UpsertVersion answers the version's name-based id: the same config of
 // the same System is the same version, as the service upserts it, however
 // many objects name it and whatever the cache has seen of them.
-func (c standaloneSystems) UpsertVersion(ctx context.Context, systemID, _ string, spec *v1alpha1.SystemVersionSpec) (
+func (c standaloneSystems) UpsertVersion(ctx context.Context, systemID string, spec *v1alpha1.SystemVersionSpec) (
 	SystemVersion, error) {
 	if _, err := c.key.get(ctx); err != nil {
 		return SystemVersion{}, err
@@ -251,7 +251,3 @@ func orNewUUID(id string) string {
 // CheckConfig says why config is not one the service takes (see
 // convert.CheckConfig); nil when it is.
 func CheckConfig(config []byte) error { return convert.CheckConfig(config) }
-
-// SameConfig reports whether two configs are the same JSON value, as the
-// service compares them when it upserts a version.
-func SameConfig(a, b []byte) bool { return convert.SameJSON(a, b) }

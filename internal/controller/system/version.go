@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
@@ -121,12 +120,10 @@ func (r *VersionReconciler) sync(ctx context.Context, c remote.SystemClient, sys
 	} else if !v.Spec.Allows(v1alpha1.ManagementCreate) {
 		return kit.Stalled(v1alpha1.ReasonCreateNotAllowed,
 			"no version is recorded and managementPolicies do not allow Create"), nil
-	} else if same, err := r.sameConfig(ctx, systemID, v); err != nil {
-		return kit.Progressing(v1alpha1.ReasonCreating, "listing the System's versions"), err
-	} else {
-		id = same
 	}
-	got, err := c.UpsertVersion(ctx, systemID, id, &v.Spec)
+	// Upserted by config: the same config of the System is the same version,
+	// on a service and standalone alike.
+	got, err := c.UpsertVersion(ctx, systemID, &v.Spec)
 	if err != nil {
 		o, _, err := kit.UpstreamFailure(err)
 		return o, err
@@ -139,23 +136,4 @@ func (r *VersionReconciler) sync(ctx context.Context, c remote.SystemClient, sys
 	}
 	got.Record(&v.Status)
 	return kit.Ready(v1alpha1.ReasonCreated, "upserted version "+got.ID()+" of System "+systemID), nil
-}
-
-// sameConfig is the id another SystemVersion of the namespace recorded for
-// the same config of System systemID, "" if none. A service upserts by
-// config anyway; a standalone one, which holds nothing, answers the same
-// id this way, so the same config is the same version in both.
-func (r *VersionReconciler) sameConfig(ctx context.Context, systemID string, v *v1alpha1.SystemVersion) (string, error) {
-	l := &v1alpha1.SystemVersionList{}
-	if err := r.Client.List(ctx, l, client.InNamespace(v.Namespace),
-		client.MatchingFields{systemRefIndex: v.Spec.SystemRef.Name}); err != nil {
-		return "", fmt.Errorf("listing the versions of System %s: %w", v.Spec.SystemRef.Name, err)
-	}
-	for _, o := range l.Items {
-		if o.UID != v.UID && o.Status.SystemID == systemID && o.Status.ID != "" &&
-			remote.SameConfig(o.Spec.Config.Raw, v.Spec.Config.Raw) {
-			return o.Status.ID, nil
-		}
-	}
-	return "", nil
 }
