@@ -41,8 +41,9 @@ import (
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
-// assistantImage is the system under test of the canary, and its executor
-// (test/cluster/assistant), built here and imported into the node.
+// assistantImage is the system under test of the canary
+// (test/cluster/assistant), built here and imported into the node; the
+// runs' executor is the operator's own image (kubectl eval exec).
 const assistantImage = "localhost/eval-operator/assistant:test"
 
 var rolloutGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Rollout"}
@@ -178,13 +179,20 @@ data:
       apiKeySecretRef:
         name: evaluation-api-key
       executor:
+        parallelism: %[7]d
         template:
           spec:
             containers:
             - name: executor
-              image: %[3]s
+              image: %[6]s
               imagePullPolicy: Never
-              args: [execute]
+              command: [/kubectl-eval, exec]
+              args:
+              - --url=$(SYSTEM_URL)
+              - '--body={"question": {{json .inputs.question}}}'
+              - --output=answer
+              - --check=exact-answer=exact:answer
+              - --attempts=8
               env:
               - name: SYSTEM_URL
                 value: http://$(SUPPORT_ASSISTANT_CANARY_SERVICE_HOST):$(SUPPORT_ASSISTANT_CANARY_SERVICE_PORT)/answer
@@ -251,7 +259,7 @@ spec:
           - name: revision
             valueFrom:
               podTemplateHashValue: Latest
-`, v1alpha1.APIKeyLabel, key, assistantImage, answers, version))
+`, v1alpha1.APIKeyLabel, key, assistantImage, answers, version, img, executorShares))
 }
 
 // rolloutStatus is what Argo Rollouts reports of a Rollout: its phase,
@@ -285,21 +293,26 @@ func runsOf(ctx context.Context, g Gomega, ns string) map[string]v1alpha1.Evalua
 	return out
 }
 
-// expectExecutorsSucceeded checks that every run's executor ran once, to
-// the end.
+// executorShares is how many Pods share each run's Testset: the shipped
+// executor (kubectl eval exec, the operator's image) in an Indexed Job.
+const executorShares = 2
+
+// expectExecutorsSucceeded checks that every share of every run's executor
+// ran once, to the end.
 func expectExecutorsSucceeded(ctx context.Context, ns string, runs map[string]v1alpha1.EvaluationRun) {
 	GinkgoHelper()
 	for _, e := range runs {
 		var pods corev1.PodList
 		Expect(k8s.List(ctx, &pods, client.InNamespace(ns),
 			client.MatchingLabels{"job-name": e.Status.ExecutorJob})).To(Succeed())
-		Expect(pods.Items).To(HaveLen(1), "run %s: one executor Pod", e.Name)
-		Expect(pods.Items[0].Status.Phase).To(Equal(corev1.PodSucceeded), "run %s", e.Name)
-		// No service names an account: default, without a token, restricted.
-		spec := pods.Items[0].Spec
-		Expect(spec.ServiceAccountName).To(Equal("default"), "run %s", e.Name)
-		Expect(spec.AutomountServiceAccountToken).To(HaveValue(BeFalse()), "run %s", e.Name)
-		Expect(spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()), "run %s", e.Name)
+		Expect(pods.Items).To(HaveLen(executorShares), "run %s: one executor Pod a share", e.Name)
+		for _, p := range pods.Items {
+			Expect(p.Status.Phase).To(Equal(corev1.PodSucceeded), "run %s, Pod %s", e.Name, p.Name)
+			// No service names an account: default, without a token, restricted.
+			Expect(p.Spec.ServiceAccountName).To(Equal("default"), "run %s", e.Name)
+			Expect(p.Spec.AutomountServiceAccountToken).To(HaveValue(BeFalse()), "run %s", e.Name)
+			Expect(p.Spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()), "run %s", e.Name)
+		}
 	}
 }
 
