@@ -96,7 +96,7 @@ systemVersionId, so a query picks a release without knowing the run's name.`,
 	f.StringVarP(&o.file, "filename", "f", "", "the EvaluationRun template, a YAML file (- reads standard input)")
 	f.StringVar(&o.configMap, "configmap", "", "a ConfigMap of the namespace holding the template")
 	f.StringVar(&o.key, "key", gates.TemplateKey, "the ConfigMap's key holding the template")
-	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId, e.g. the release's revision")
+	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId: a SystemVersion's id, a UUID against a real service (label a release with --revision)")
 	f.StringVar(&o.canary, "canary", "", "label the run with the canary it judges (a Rollout's or Canary's name), for its metrics")
 	f.StringVar(&o.revision, "revision", "", "label the run with the release's revision (a pod template hash, a commit), for its metrics")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")

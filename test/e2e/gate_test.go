@@ -101,9 +101,11 @@ var _ = Describe("kubectl eval gate", func() {
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		template := filepath.Join(dir, "run.yaml")
 		Expect(os.WriteFile(template, []byte(gateRunTemplate), 0o600)).To(Succeed())
-		gate := func(version string) (string, int) {
+		// A release names its revision; a systemVersionId against a real
+		// service must be a SystemVersion's UUID (docs/systems.md).
+		gate := func(revision string) (string, int) {
 			cmd := exec.CommandContext(ctx, plugin, "gate", "--kubeconfig", controlPlane.Kubeconfig, "-n", ns,
-				"-f", template, "--system-version-id", version, "--poll-interval", "200ms")
+				"-f", template, "--revision", revision, "--poll-interval", "200ms")
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if errors.As(err, &exit) {
