@@ -112,7 +112,7 @@ flux-crds: controller-gen ## Generate Flux's source CRDs (GitRepository, OCIRepo
 
 .PHONY: test
 test: manifests generate envtest flux-crds ginkgo helm kustomize test-rules ## Run the unit and envtest suites (CEL, controllers, REST server), the alerting rule tests and the short reliability runs.
-	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./test/framework/...
+	$(GINKGO) $(GINKGO_FLAGS) -r --randomize-all --race --cover --coverprofile=cover.out ./api/... ./cmd/... ./internal/... ./hack/dev/... ./hack/kindlists/... ./test/framework/...
 	@# The reliability suite drives manager binaries (built without -race) with
 	@# load from the test process; the race detector would make that load
 	@# generator several times slower and starve the manager it measures.
