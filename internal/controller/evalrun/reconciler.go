@@ -157,6 +157,9 @@ func (r *Reconciler) advance(ctx context.Context, s *scope) (kit.Outcome, ctrl.R
 	if elapsed >= timeoutOf(e) {
 		unfinished = "the run did not finish in time"
 	}
+	if why := judgeBudgetSpent(e); why != "" && unfinished == "" {
+		unfinished = why
+	}
 	humanOnlyDone := run.HumanOnly() && e.Spec.HumanScoring != v1alpha1.HumanScoringWait
 	switch {
 	case run.Completed():
@@ -321,6 +324,7 @@ func (r *Reconciler) judge(ctx context.Context, s *scope, run remote.Run,
 	if why != "" {
 		result.Verdict, result.Reason = verdict.Inconclusive, why
 	}
+	result.Reason += scoredBy(e)
 	record(e, result, metav1.NewTime(r.Clock.Now()))
 	eventType := corev1.EventTypeNormal
 	if result.Verdict != verdict.Passed {

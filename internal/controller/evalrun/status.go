@@ -220,3 +220,27 @@ func passedCondition(res verdict.Result, generation int64) metav1.Condition {
 	return metav1.Condition{Type: v1alpha1.ConditionPassed, Status: status, Reason: res.Verdict,
 		Message: res.Reason, ObservedGeneration: generation}
 }
+
+// judgeBudgetSpent says, for a standalone run whose judge's request budget
+// is spent, why its records stay unscored; "" otherwise.
+func judgeBudgetSpent(e *v1alpha1.EvaluationRun) string {
+	if j := e.Status.Judge; j == nil || !j.BudgetSpent {
+		return ""
+	}
+	return fmt.Sprintf("JudgeBudgetSpent: the judge's request budget for the run (maxRequestsPerRun of %s) is spent "+
+		"after %d requests", e.Status.Judge.Service, e.Status.Judge.Requests)
+}
+
+// scoredBy names, for a verdict's message, the judge and models that scored
+// a standalone run's AI Metrics; "" when no judge did.
+func scoredBy(e *v1alpha1.EvaluationRun) string {
+	j := e.Status.Judge
+	if j == nil || j.Service == "" {
+		return ""
+	}
+	models := "no model"
+	if len(j.Models) > 0 {
+		models = "model " + strings.Join(j.Models, ", ")
+	}
+	return fmt.Sprintf("; AI Metrics scored by the judge of %s (%s, %s)", j.Service, j.Endpoint, models)
+}
