@@ -22,10 +22,10 @@ limitations under the License.
 package judge
 
 import (
-	"regexp"
-	"strings"
 	"encoding/json"
+	"regexp"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 

@@ -92,9 +92,9 @@ type Judge struct {
 	// Key, when set, is the bearer key every request must carry.
 	Key string
 
-	mu       sync.Mutex
-	rule     Rule
-	requests []Request
+	mu                    sync.Mutex
+	rule                  Rule
+	requests              []Request
 	inFlight, maxInFlight atomic.Int64
 }
 
@@ -135,7 +135,9 @@ func Passing(r Request) Reply {
 }
 
 // Garbage answers no score at all.
-func Garbage(Request) Reply { return Reply{Content: "I think it is rather good, all things considered."} }
+func Garbage(Request) Reply {
+	return Reply{Content: "I think it is rather good, all things considered."}
+}
 
 func (j *Judge) serve(w http.ResponseWriter, r *http.Request) {
 	n := j.inFlight.Add(1)
