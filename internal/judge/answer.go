@@ -83,6 +83,17 @@ func Parse(outputType, answer string) (s Score, why string) {
 	if raw == "" || raw == "null" {
 		return s, "the answer has no score"
 	}
+	if s, why = scoreOf(outputType, raw); why != "" {
+		return s, why
+	}
+	if r, ok := got.Reasoning.(string); ok {
+		s.Reasoning = short(r)
+	}
+	return s, ""
+}
+
+// scoreOf reads raw, a score's JSON without quotes, for outputType.
+func scoreOf(outputType, raw string) (s Score, why string) {
 	switch outputType {
 	case Boolean:
 		b, err := strconv.ParseBool(strings.ToLower(raw))
@@ -103,9 +114,6 @@ func Parse(outputType, answer string) (s Score, why string) {
 			return s, "the score is not a number from 0 to 1"
 		}
 		s.FloatScore = &f
-	}
-	if r, ok := got.Reasoning.(string); ok {
-		s.Reasoning = short(r)
 	}
 	return s, ""
 }

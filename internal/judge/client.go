@@ -265,8 +265,14 @@ func (c *Client) send(ctx context.Context, payload []byte, model string, out *Ou
 		return "", 0, &failure{"the judge cannot be reached: " + redact(err.Error(), key)}
 	}
 	defer func() { _ = resp.Body.Close() }()
-	body, tooLarge := readBounded(resp.Body)
 	observe(c.cfg.Label, model, strconv.Itoa(resp.StatusCode), start)
+	return c.read(resp, key, model, out)
+}
+
+// read reads the judge's answer as send returns it.
+func (c *Client) read(resp *http.Response, key, model string, out *Outcome) (
+	answer string, retryAfter time.Duration, err error) {
+	body, tooLarge := readBounded(resp.Body)
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		observeError(c.cfg.Label, map[bool]string{true: "rate_limited", false: "server_error"}[resp.StatusCode == 429])

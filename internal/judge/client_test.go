@@ -81,8 +81,13 @@ func TestJudgeSendsAChatCompletionAndReadsTheScore(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("the fake got %d valid requests, want 1", len(reqs))
 	}
-	r := reqs[0]
-	if r.Model != "qwen2.5-7b-instruct" || *r.Temperature != 0.3 || *r.MaxTokens != 256 || r.Authorization != "Bearer "+fake.Key {
+	checkToneRequest(t, reqs[0], fake.Key)
+}
+
+// checkToneRequest checks the request of tone the fake decoded.
+func checkToneRequest(t *testing.T, r judgetest.Request, key string) {
+	t.Helper()
+	if r.Model != "qwen2.5-7b-instruct" || *r.Temperature != 0.3 || *r.MaxTokens != 256 || r.Authorization != "Bearer "+key {
 		t.Errorf("request %+v: want the model, temperature 0.3, max_tokens 256 and the key", r)
 	}
 	if len(r.Messages) != 2 || r.Messages[0].Role != "system" || r.Messages[1].Role != "user" {
@@ -194,11 +199,7 @@ func TestJudgeAnswerOfMegabytesIsBounded(t *testing.T) {
 }
 
 func TestJudgeSlowerThanTheTimeoutGivesNoScore(t *testing.T) {
-	fake := judgetest.New(func(r judgetest.Request) judgetest.Reply {
-		reply := judgetest.Passing(r)
-		reply.Delay = 2 * time.Second
-		return reply
-	})
+	fake := judgetest.New(judgetest.Slow(2 * time.Second))
 	defer fake.Close()
 	c, _ := newClient(fake, Config{Timeout: 100 * time.Millisecond, Retries: 1})
 	out, err := c.Judge(context.Background(), tone, unlimited)
@@ -225,11 +226,7 @@ func TestJudgeStopsWhenTheBudgetIsSpent(t *testing.T) {
 }
 
 func TestJudgeHoldsItsRequestsInFlight(t *testing.T) {
-	fake := judgetest.New(func(r judgetest.Request) judgetest.Reply {
-		reply := judgetest.Passing(r)
-		reply.Delay = 50 * time.Millisecond
-		return reply
-	})
+	fake := judgetest.New(judgetest.Slow(50 * time.Millisecond))
 	defer fake.Close()
 	c, _ := newClient(fake, Config{MaxInFlight: 2})
 	var wg sync.WaitGroup

@@ -89,7 +89,7 @@ var _ = Describe("A standalone service's judge", func() {
 			Spec: v1alpha1.MetricSpec{ProjectID: "proj_judge", Name: "Tone", EvalType: "ai", OutputType: "int",
 				PromptTemplate: ptr.To[v1alpha1.Text]("Case {{inputs.id}}: is \"{{outputs.reply}}\" as {{inputs.tone}} as " +
 					"\"{{expected.reply}}\"?\n{{gradingInstructionsAndExamples}}"),
-				Guidelines: ptr.To[v1alpha1.Text]("5 when the tones match, 1 when they are opposite."),
+				Guidelines:      ptr.To[v1alpha1.Text]("5 when the tones match, 1 when they are opposite."),
 				APIKeySecretRef: keyRef}})).To(Succeed())
 		Expect(k8s.Create(ctx, &v1alpha1.Metric{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "exact"},
 			Spec: v1alpha1.MetricSpec{ProjectID: "proj_judge", Name: "Exact", EvalType: "heuristic", OutputType: "boolean",

@@ -24,6 +24,7 @@ limitations under the License.
 package evalrun
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -157,9 +158,7 @@ func (r *Reconciler) advance(ctx context.Context, s *scope) (kit.Outcome, ctrl.R
 	if elapsed >= timeoutOf(e) {
 		unfinished = "the run did not finish in time"
 	}
-	if why := judgeBudgetSpent(e); why != "" && unfinished == "" {
-		unfinished = why
-	}
+	unfinished = cmp.Or(unfinished, judgeBudgetSpent(e))
 	humanOnlyDone := run.HumanOnly() && e.Spec.HumanScoring != v1alpha1.HumanScoringWait
 	switch {
 	case run.Completed():

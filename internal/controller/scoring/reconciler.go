@@ -209,66 +209,72 @@ func (r *Reconciler) score(ctx context.Context, j *remote.Judge, cm *corev1.Conf
 	index int, rec judge.Record, m *v1alpha1.Metric) {
 	log := ctrl.LoggerFrom(ctx).WithValues("run", types.NamespacedName{Namespace: run.Namespace, Name: run.Name},
 		"record", index, "metric", m.Name)
-	var out judge.Outcome
-	var err error
-	model, modelPair := "", ""
-	switch {
-	case j == nil:
-		out.Unscored = "the run's service names no judge"
-	default:
-		var name string
-		name, model = j.Model(m)
-		if model == "" {
-			out.Unscored = fmt.Sprintf("the judge has no model for evalModelName %s: add it to the service's judge.models "+
-				"or set judge.defaultModel", quote.Prefix(name))
-			break
-		}
-		modelPair = name + "=" + model
-		out, err = j.Judge(ctx, j.Request(m, model, rec), r.take(j, run))
-	}
-	spent := errors.Is(err, judge.ErrBudget)
-	if err != nil && !spent {
+	out, pair, err := r.judged(ctx, j, run, rec, m)
+	if err != nil && !errors.Is(err, judge.ErrBudget) {
 		// Not the judge's answer (its key unreadable, the manager
 		// stopping): the record waits, and is revisited.
 		log.Error(err, "Judging a record")
 	}
-	counted := err == nil
-	var pass *bool
-	if counted && out.Score != nil {
-		raw, _ := json.Marshal(out.Score)
-		p, _ := verdict.Passes(remote.JudgingOf(m), raw)
-		pass = &p
-	}
-	fresh, uerr := r.update(ctx, run, func(e *v1alpha1.EvaluationRun) error {
-		js := judgeStatus(e, j)
-		js.Requests += int32(out.Requests) //nolint:gosec // a run's requests are bounded by its budget
-		js.Tokens += int64(out.Tokens)
-		js.BudgetSpent = js.BudgetSpent || spent
-		if err != nil && !spent {
-			js.LastError = quote.Cut(err.Error(), 512)
-		}
-		if !counted {
-			return nil
-		}
-		if out.Unscored != "" {
-			js.LastError = quote.Cut(out.Unscored, 512)
-		}
-		if model != "" && out.Score != nil {
-			if !slices.Contains(js.Models, modelPair) && len(js.Models) < 50 {
-				js.Models = append(js.Models, modelPair)
-			}
-		}
-		if err := remote.CountScore(e, m.RecordedID(), m.Name, index, pass); !errors.Is(err, remote.ErrScored) {
-			return err
-		}
-		return nil
-	})
+	fresh, uerr := r.update(ctx, run, counting(j, m, index, out, pair, err))
 	if uerr != nil {
 		log.Error(uerr, "Counting a judge's score")
 		return
 	}
-	if fresh != nil && counted {
+	if fresh != nil && err == nil {
 		r.deleteIfDone(ctx, cm, fresh, index)
+	}
+}
+
+// judged is the outcome of judging rec for m, and the model that judged as
+// evalModelName=model; without a judge, or a model for m, it is no score
+// with the reason.
+func (r *Reconciler) judged(ctx context.Context, j *remote.Judge, run *v1alpha1.EvaluationRun, rec judge.Record,
+	m *v1alpha1.Metric) (judge.Outcome, string, error) {
+	if j == nil {
+		return judge.Outcome{Unscored: "the run's service names no judge"}, "", nil
+	}
+	name, model := j.Model(m)
+	if model == "" {
+		return judge.Outcome{Unscored: fmt.Sprintf("the judge has no model for evalModelName %s: add it to the "+
+			"service's judge.models or set judge.defaultModel", quote.Prefix(name))}, "", nil
+	}
+	out, err := j.Judge(ctx, j.Request(m, model, rec), r.take(j, run))
+	return out, name + "=" + model, err
+}
+
+// counting is the status change that counts out, the outcome of judging
+// record index for m (err when there is none): what it spent, a spent
+// budget, why it has no score, the model that scored, and the score once.
+func counting(j *remote.Judge, m *v1alpha1.Metric, index int, out judge.Outcome, pair string, err error) func(
+	*v1alpha1.EvaluationRun) error {
+	var pass *bool
+	if err == nil && out.Score != nil {
+		raw, _ := json.Marshal(out.Score)
+		p, _ := verdict.Passes(remote.JudgingOf(m), raw)
+		pass = &p
+	}
+	why := out.Unscored
+	if err != nil && !errors.Is(err, judge.ErrBudget) {
+		why = err.Error()
+	}
+	return func(e *v1alpha1.EvaluationRun) error {
+		js := judgeStatus(e, j)
+		js.Requests += int32(out.Requests) //nolint:gosec // a run's requests are bounded by its budget
+		js.Tokens += int64(out.Tokens)
+		js.BudgetSpent = js.BudgetSpent || errors.Is(err, judge.ErrBudget)
+		if why != "" {
+			js.LastError = quote.Cut(why, 512)
+		}
+		if err != nil {
+			return nil
+		}
+		if pass != nil && !slices.Contains(js.Models, pair) && len(js.Models) < 50 {
+			js.Models = append(js.Models, pair)
+		}
+		if err := remote.CountScore(e, m.RecordedID(), m.Name, index, pass); err != nil && !errors.Is(err, remote.ErrScored) {
+			return err
+		}
+		return nil
 	}
 }
 

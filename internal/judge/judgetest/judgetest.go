@@ -134,6 +134,15 @@ func Passing(r Request) Reply {
 	return Reply{Content: `{"score": ` + score + `, "reasoning": "The response does what was asked."}`}
 }
 
+// Slow answers as Passing after d.
+func Slow(d time.Duration) Rule {
+	return func(r Request) Reply {
+		reply := Passing(r)
+		reply.Delay = d
+		return reply
+	}
+}
+
 // Garbage answers no score at all.
 func Garbage(Request) Reply {
 	return Reply{Content: "I think it is rather good, all things considered."}
