@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
@@ -94,18 +95,30 @@ var _ = Describe("Runs scored by the service's judge", func() {
 		return l.Items
 	}
 
+	// judgeFor makes judge the one of the ClusterEvaluationService default,
+	// which allows tn's namespace alone; the spec's end deletes it, and the
+	// namespace's Metrics that hold it.
+	judgeFor := func(ctx context.Context, tn tenant, judge *evaluationv1alpha1.Judge) {
+		GinkgoHelper()
+		ces := &evaluationv1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{Name: "default"},
+			Spec: evaluationv1alpha1.ClusterEvaluationServiceSpec{Namespaces: []string{tn.namespace},
+				ServiceConnection: evaluationv1alpha1.ServiceConnection{Standalone: &evaluationv1alpha1.StandaloneService{
+					Judge: judge}}}}
+		// Another spec's may still be on its way out.
+		Eventually(func() error { return h.k8s.Create(ctx, ces) }).WithTimeout(time.Minute).Should(Succeed())
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(h.k8s.DeleteAllOf(ctx, &evaluationv1alpha1.Metric{}, client.InNamespace(tn.namespace))).To(Succeed())
+			Expect(client.IgnoreNotFound(h.k8s.Delete(ctx, ces))).To(Succeed())
+		})
+	}
+
 	It("scores each record once per AI Metric with the judge's model, and the verdict says which judge scored", func(ctx SpecContext) {
 		fake.Key = "sk-judge-" + t.namespace
 		Expect(h.k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "judge-key"},
 			StringData: map[string]string{"apiKey": fake.Key}})).To(Succeed())
-		ces := &evaluationv1alpha1.ClusterEvaluationService{ObjectMeta: metav1.ObjectMeta{Name: "default"},
-			Spec: evaluationv1alpha1.ClusterEvaluationServiceSpec{Namespaces: []string{t.namespace},
-				ServiceConnection: evaluationv1alpha1.ServiceConnection{Standalone: &evaluationv1alpha1.StandaloneService{
-					Judge: &evaluationv1alpha1.Judge{URL: evaluationv1alpha1.JudgeURL(fake.URL()),
-						APIKeySecretRef: &evaluationv1alpha1.JudgeKeySelector{Name: "judge-key", Namespace: t.namespace},
-						Models:          []evaluationv1alpha1.JudgeModel{{EvalModelName: "gpt-4o", Model: "qwen2.5-7b-instruct"}}}}}}}
-		Eventually(func() error { return h.k8s.Create(ctx, ces) }).WithTimeout(time.Minute).Should(Succeed())
-		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(h.k8s.Delete(ctx, ces))).To(Succeed()) })
+		judgeFor(ctx, t, &evaluationv1alpha1.Judge{URL: evaluationv1alpha1.JudgeURL(fake.URL()),
+			APIKeySecretRef: &evaluationv1alpha1.JudgeKeySelector{Name: "judge-key", Namespace: t.namespace},
+			Models:          []evaluationv1alpha1.JudgeModel{{EvalModelName: "gpt-4o", Model: "qwen2.5-7b-instruct"}}})
 		// The answer is false for one question, and slow for a huge one.
 		huge := "q3 " + strings.Repeat("é", 300<<10)
 		fake.SetRule(func(r judgetest.Request) judgetest.Reply {
@@ -164,6 +177,23 @@ var _ = Describe("Runs scored by the service's judge", func() {
 		raw, err := json.Marshal(obj.Status)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(raw)).NotTo(ContainSubstring(fake.Key), "the judge's key is not in the status")
+	})
+
+	It("ends a run Inconclusive, naming the spent budget, once the judge's requests for it reach maxRequestsPerRun", func(ctx SpecContext) {
+		fake.SetRule(judgetest.Garbage)
+		judgeFor(ctx, t, &evaluationv1alpha1.Judge{URL: evaluationv1alpha1.JudgeURL(fake.URL()), DefaultModel: "m",
+			MaxInFlight: ptr.To[int32](1), MaxRequestsPerRun: ptr.To[int32](3)})
+		run := startRun(t, aiMetric(t))
+		for i := range 3 {
+			record(t, run, fmt.Sprintf("q%d", i))
+		}
+		obj := judged(ctx, run)
+		Expect(obj.Status.Verdict).To(BeEquivalentTo("Inconclusive"))
+		Expect(condition(obj, evaluationv1alpha1.ConditionPassed).Message).To(ContainSubstring("JudgeBudgetSpent"))
+		Expect(obj.Status.Judge).To(HaveValue(And(HaveField("BudgetSpent", true), HaveField("Requests", BeEquivalentTo(3)))))
+		Expect(fake.Requests()).To(HaveLen(3), "no request past the budget")
+		Eventually(func() []corev1.ConfigMap { return keptRecords(ctx, t.namespace) }).Should(BeEmpty(),
+			"a run out of budget keeps no records")
 	})
 
 	It("leaves a record unscored, the reason named, when a namespace's own judge would reach a private address", func(ctx SpecContext) {

@@ -220,7 +220,13 @@ func (r *Reconciler) score(ctx context.Context, j *remote.Judge, cm *corev1.Conf
 		log.Error(uerr, "Counting a judge's score")
 		return
 	}
-	if fresh != nil && err == nil {
+	switch {
+	case errors.Is(err, judge.ErrBudget):
+		// Nothing more is spent on the run: the record stays unscored.
+		if err := r.done(ctx, cm); err != nil {
+			log.Error(err, "Deleting a record out of budget")
+		}
+	case fresh != nil && err == nil:
 		r.deleteIfDone(ctx, cm, fresh, index)
 	}
 }
