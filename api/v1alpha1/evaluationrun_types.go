@@ -353,10 +353,11 @@ type JudgeStatus struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=256
 	Endpoint string `json:"endpoint"`
-	// models are the judge's models that scored, as evalModelName=model.
+	// models are the judge's models that scored, as evalModelName=model
+	// (the first 4).
 	// +optional
 	// +listType=set
-	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:MaxItems=4
 	// +kubebuilder:validation:items:MaxLength=520
 	Models []string `json:"models,omitempty"`
 	// requests counts the judge requests made for the run, retries included.

@@ -60,6 +60,9 @@ import (
 // looked at again: a safety net, should a task end without deleting it.
 const revisit = time.Minute
 
+// maxModels is how many models status.judge.models names at most.
+const maxModels = 4
+
 // queueDepth bounds the tasks queued per connection and namespace.
 const queueDepth = 1024
 
@@ -274,7 +277,7 @@ func counting(j *remote.Judge, m *v1alpha1.Metric, index int, out judge.Outcome,
 		if err != nil {
 			return nil
 		}
-		if pass != nil && !slices.Contains(js.Models, pair) && len(js.Models) < 50 {
+		if pass != nil && !slices.Contains(js.Models, pair) && len(js.Models) < maxModels {
 			js.Models = append(js.Models, pair)
 		}
 		if err := remote.CountScore(e, m.RecordedID(), m.Name, index, pass); err != nil && !errors.Is(err, remote.ErrScored) {
