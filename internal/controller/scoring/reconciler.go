@@ -83,6 +83,8 @@ type Reconciler struct {
 	inFlight sync.Map
 	// budgets holds each run's requests spent, by run uid.
 	budgets sync.Map
+	// writers holds each run's status writer while it writes, by run uid.
+	writers sync.Map
 }
 
 // Setup registers the scoring controller with mgr.
@@ -218,7 +220,7 @@ func (r *Reconciler) score(ctx context.Context, j *remote.Judge, cm *corev1.Conf
 		// stopping): the record waits, and is revisited.
 		log.Error(err, "Judging a record")
 	}
-	fresh, uerr := r.update(ctx, run, counting(j, m, index, out, pair, err))
+	fresh, uerr := r.count(ctx, run, counting(j, m, index, out, pair, err))
 	if uerr != nil {
 		log.Error(uerr, "Counting a judge's score")
 		return
@@ -322,6 +324,60 @@ func judgeStatus(e *v1alpha1.EvaluationRun, j *remote.Judge) *v1alpha1.JudgeStat
 		e.Status.Judge.Service, e.Status.Judge.Endpoint = j.Service, j.Endpoint
 	}
 	return e.Status.Judge
+}
+
+// count applies change to run's status, in one write with the changes
+// other workers bring meanwhile: the run's scores are counted in a few
+// writes rather than one each, which would conflict with each other.
+func (r *Reconciler) count(ctx context.Context, run *v1alpha1.EvaluationRun,
+	change func(*v1alpha1.EvaluationRun) error) (*v1alpha1.EvaluationRun, error) {
+	v, _ := r.writers.LoadOrStore(run.UID, &writer{})
+	w := v.(*writer)
+	done := make(chan written, 1)
+	w.mu.Lock()
+	w.pending = append(w.pending, pendingChange{change: change, done: done})
+	if !w.writing {
+		w.writing = true
+		for len(w.pending) > 0 {
+			batch := w.pending
+			w.pending = nil
+			w.mu.Unlock()
+			fresh, err := r.update(ctx, run, func(e *v1alpha1.EvaluationRun) error {
+				for _, p := range batch {
+					if err := p.change(e); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			for _, p := range batch {
+				p.done <- written{fresh, err}
+			}
+			w.mu.Lock()
+		}
+		w.writing = false
+		r.writers.Delete(run.UID)
+	}
+	w.mu.Unlock()
+	res := <-done
+	return res.fresh, res.err
+}
+
+// writer gathers the status changes of one run while one is written.
+type writer struct {
+	mu      sync.Mutex
+	writing bool
+	pending []pendingChange
+}
+
+type pendingChange struct {
+	change func(*v1alpha1.EvaluationRun) error
+	done   chan written
+}
+
+type written struct {
+	fresh *v1alpha1.EvaluationRun
+	err   error
 }
 
 // update applies change to run's latest status and writes it, retrying
