@@ -144,13 +144,10 @@ var _ = Describe("kubectl eval gate", func() {
 				Config: apiextensionsv1.JSON{Raw: []byte(`{"model":"gpt-4o"}`)}}})).To(Succeed())
 		system := &v1alpha1.System{}
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-assistant"}, system)).To(Succeed())
-		gate := func(version ...string) (string, error) {
+		gate := func(first, second string) (string, error) {
 			go judge(ctx, ns, verdictStatus("Passed", metav1.ConditionTrue, "every judged Metric reached its minimum pass rate"))
 			args := []string{"gate", "-n", ns, "-f", template, "--system", "support-assistant", "--revision", "7c9f8d6b5",
-				"--poll-interval", "100ms"}
-			for _, v := range version {
-				args = append(args, "--version", v)
-			}
+				"--poll-interval", "100ms", "--version", first, "--version", second}
 			out, _, err := run(ctx, nil, args...)
 			return out, err
 		}

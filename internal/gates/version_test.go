@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -114,7 +115,10 @@ func TestReleaseOfRefusesWhatIsOutOfBounds(t *testing.T) {
 	}
 }
 
-func TestUpsertVersion(t *testing.T) {
+// fixture is a fake API server holding System sa of team-a, and a create
+// that counts its calls.
+func fixture(t *testing.T) (client.Client, func(context.Context, *v1alpha1.SystemVersion) error, *int) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -122,7 +126,11 @@ func TestUpsertVersion(t *testing.T) {
 	system := &v1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sa", UID: "uid-1"}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(system).Build()
 	creates := 0
-	create := func(ctx context.Context, v *v1alpha1.SystemVersion) error { creates++; return c.Create(ctx, v) }
+	return c, func(ctx context.Context, v *v1alpha1.SystemVersion) error { creates++; return c.Create(ctx, v) }, &creates
+}
+
+func TestUpsertVersionMakesOneVersionPerRelease(t *testing.T) {
+	c, create, creates := fixture(t)
 	ctx := context.Background()
 	r := release(t, "sa", "7c9f", map[string]string{"image": "registry.example.com/sa:v42"})
 
@@ -130,30 +138,36 @@ func TestUpsertVersion(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("first upsert: created %t, %v", created, err)
 	}
+	owner := metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "System", Name: "sa", UID: "uid-1"}
 	if v.Name != r.VersionName() || v.Spec.SystemRef.Name != "sa" || v.Labels[SystemLabel] != "sa" ||
-		len(v.OwnerReferences) != 1 || v.OwnerReferences[0].UID != "uid-1" || v.OwnerReferences[0].Kind != "System" {
+		!reflect.DeepEqual(v.OwnerReferences, []metav1.OwnerReference{owner}) {
 		t.Errorf("the version: %+v", v.ObjectMeta)
 	}
-	if _, created, err = UpsertVersion(ctx, c, create, "team-a", r); err != nil || created || creates != 1 {
-		t.Errorf("the same release again: created %t, %d creates, %v", created, creates, err)
+	if _, created, err = UpsertVersion(ctx, c, create, "team-a", r); err != nil || created || *creates != 1 {
+		t.Errorf("the same release again: created %t, %d creates, %v", created, *creates, err)
 	}
-
 	if _, _, err = UpsertVersion(ctx, c, create, "team-b", r); !errors.Is(err, ErrSystemNotFound) {
 		t.Errorf("a System of another namespace: %v", err)
 	}
+}
 
-	// An object of the release's name holding another config is not taken over.
+func TestUpsertVersionTakesNoOtherVersionOver(t *testing.T) {
+	c, create, _ := fixture(t)
+	ctx := context.Background()
 	other := release(t, "sa", "8d0a", nil)
 	taken := &v1alpha1.SystemVersion{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: other.VersionName()},
 		Spec: v1alpha1.SystemVersionSpec{SystemRef: v1alpha1.ObjectRef{Name: "sa"}, Config: apiextensionsv1.JSON{Raw: []byte(`{"revision":"other"}`)}}}
 	if err := c.Create(ctx, taken); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err = UpsertVersion(ctx, c, create, "team-a", other); !errors.Is(err, ErrVersionNameTaken) {
+	if _, _, err := UpsertVersion(ctx, c, create, "team-a", other); !errors.Is(err, ErrVersionNameTaken) {
 		t.Errorf("a name holding another config: %v", err)
 	}
+}
 
-	// Two gates of one release at once: the second create finds the first's.
+func TestUpsertVersionLosingARaceFindsTheWinner(t *testing.T) {
+	c, _, _ := fixture(t)
+	ctx := context.Background()
 	raced := release(t, "sa", "9e1b", nil)
 	lost := func(ctx context.Context, v *v1alpha1.SystemVersion) error {
 		if err := c.Create(ctx, v.DeepCopy()); err != nil {
@@ -161,11 +175,11 @@ func TestUpsertVersion(t *testing.T) {
 		}
 		return c.Create(ctx, v)
 	}
-	if _, created, err = UpsertVersion(ctx, c, lost, "team-a", raced); err != nil || created {
+	if _, created, err := UpsertVersion(ctx, c, lost, "team-a", raced); err != nil || created {
 		t.Errorf("a create that lost the race: created %t, %v", created, err)
 	}
 	var l v1alpha1.SystemVersionList
-	if err := c.List(ctx, &l, client.InNamespace("team-a")); err != nil || len(l.Items) != 3 {
+	if err := c.List(ctx, &l, client.InNamespace("team-a")); err != nil || len(l.Items) != 1 {
 		t.Errorf("versions: %d, %v", len(l.Items), err)
 	}
 }
