@@ -92,6 +92,14 @@ func indexResources(ctx context.Context, c cache.Cache) error {
 			return nil
 		}
 	}
+	system := func(value func(*evaluationv1alpha1.System) string) client.IndexerFunc {
+		return func(o client.Object) []string {
+			if s := o.(*evaluationv1alpha1.System); s.RecordedID() != "" {
+				return []string{value(s)}
+			}
+			return nil
+		}
+	}
 	for _, ix := range []struct {
 		obj   client.Object
 		name  string
@@ -101,11 +109,16 @@ func indexResources(ctx context.Context, c cache.Cache) error {
 		{&evaluationv1alpha1.Metric{}, projectIndex, metric(func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) })},
 		{&evaluationv1alpha1.Testset{}, remoteIDIndex, testset((*evaluationv1alpha1.Testset).RecordedID)},
 		{&evaluationv1alpha1.Testset{}, projectIndex, testset(func(t *evaluationv1alpha1.Testset) string { return string(t.Spec.ProjectID) })},
+		{&evaluationv1alpha1.System{}, remoteIDIndex, system((*evaluationv1alpha1.System).RecordedID)},
+		{&evaluationv1alpha1.System{}, projectIndex, system(func(s *evaluationv1alpha1.System) string { return string(s.Spec.ProjectID) })},
 		{&evaluationv1alpha1.SystemVersion{}, remoteIDIndex, func(o client.Object) []string {
-			if id := o.(*evaluationv1alpha1.SystemVersion).Status.ID; id != "" {
+			if id := o.(*evaluationv1alpha1.SystemVersion).RecordedID(); id != "" {
 				return []string{id}
 			}
 			return nil
+		}},
+		{&evaluationv1alpha1.SystemVersion{}, systemRefIndex, func(o client.Object) []string {
+			return []string{o.(*evaluationv1alpha1.SystemVersion).Spec.SystemRef.Name}
 		}},
 		{&evaluationv1alpha1.EvaluationRun{}, remoteIDIndex, func(o client.Object) []string {
 			if id := o.(*evaluationv1alpha1.EvaluationRun).RecordedID(); id != "" {
