@@ -688,9 +688,13 @@ func (s *Server) versionAnswer(ctx context.Context, v *evaluationv1alpha1.System
 	return answer
 }
 
-// versionName is v's name in the service: its status's, else its spec's.
+// versionName is v's name: its spec's, which a rename has just written and
+// the operator gives the service, else the one the service gave it.
 func versionName(v *evaluationv1alpha1.SystemVersion) string {
-	return convert.SystemVersionResponseOf(v).Name
+	if v.Spec.Name != nil {
+		return string(*v.Spec.Name)
+	}
+	return v.Status.Name
 }
 
 // configErrors checks a config as the CRDs and the operator would: a JSON
