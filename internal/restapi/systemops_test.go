@@ -152,18 +152,18 @@ var _ = Describe("Systems and versions on a standalone service", func() {
 		Consistently(func() string {
 			Expect(h.k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			return obj.Status.ProductionVersionID
-		}).WithTimeout(2 * time.Second).Should(Equal(next.ID), "the cluster is the record of the production version")
+		}).WithTimeout(2*time.Second).Should(Equal(next.ID), "the cluster is the record of the production version")
 		Expect(systemOf(send(request{method: http.MethodGet, path: path, key: t.key})).ProductionVersion.ID).To(Equal(next.ID))
 
 		By("a version of another System, an id that is not a UUID, a name the project holds: refused, nothing changed")
 		other := systemOf(upsertSystem(h.url, t, `{"name":"Other","config":{"model":"x"}}`))
 		for body, field := range map[string]string{
 			`{"productionVersionId":"` + other.ProductionVersion.ID + `"}`: "productionVersionId",
-			`{"productionVersionId":"v42"}`:                               "productionVersionId",
-			`{"name":"Other"}`:                                            "name",
-			`{"name":""}`:                                                 "name",
-			`{"description":"bell\u0007"}`:                                "description",
-			`{"productionVersionId":null,"extra":1}`:                      "extra",
+			`{"productionVersionId":"v42"}`:                                "productionVersionId",
+			`{"name":"Other"}`:                                             "name",
+			`{"name":""}`:                                                  "name",
+			`{"description":"bell\u0007"}`:                                 "description",
+			`{"productionVersionId":null,"extra":1}`:                       "extra",
 		} {
 			expectValidationError(send(request{method: http.MethodPatch, path: path, key: t.key, body: body}), field)
 		}
