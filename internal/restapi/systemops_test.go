@@ -273,3 +273,47 @@ var _ = Describe("Systems and versions on a standalone service", func() {
 		Expect(systemsIn(t.namespace)).To(BeEmpty())
 	})
 })
+
+var _ = Describe("The SDKs' run-and-evaluate helpers with a system version id", func() {
+	It("make their calls in their order, to a finished run linked to the version", func() {
+		t := newTenant()
+		metricID := createdID(t, "heuristic", "boolean")
+		testset := postTestset(t).ID
+		Expect(postTestcases(t, testset, `{"items":[{"jsonData":{"question":"2+2","answer":"4"}},{"jsonData":{"question":"3+3","answer":"6"}}]}`).status).
+			To(Equal(http.StatusCreated))
+		sys := systemOf(upsertSystem(h.url, t, `{"name":"Calculator","config":{"model":"gpt-4o"}}`))
+		version := versionOf(upsertVersion(t, sys.ID, `{"name":"low temperature","config":{"model":"gpt-4o","temperature":0.1}}`))
+
+		By("run_and_evaluate(system_version_id=...): the testcases, the run, the version, a record per testcase")
+		rep := send(request{method: http.MethodGet, path: testsetPath(testset) + "/testcases", key: t.key})
+		Expect(rep.status).To(Equal(http.StatusOK))
+		cases := testcasesOf(rep)
+		Expect(cases).To(HaveLen(2))
+		rep = send(request{method: http.MethodPost, path: runsPath, key: t.key,
+			body: `{"testsetId":"` + testset + `","metricIds":["` + metricID + `"],"systemVersionId":"` + version.ID + `"}`})
+		Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+		run := runOf(rep)
+		Expect(run.SystemVersionID).To(HaveValue(Equal(version.ID)))
+		got := versionOf(send(request{method: http.MethodGet, path: BasePath + "/systems/versions/" + version.ID, key: t.key}))
+		Expect(got).To(Equal(version))
+		Expect(got.Config).To(MatchJSON(`{"model":"gpt-4o","temperature":0.1}`))
+		var records []string
+		for _, tc := range cases {
+			body, err := json.Marshal(map[string]any{"testcaseId": tc.ID, "inputs": tc.Inputs, "expected": tc.Expected,
+				"outputs": map[string]any{"answer": "4"}, "otelLinkId": "6f1c6a8e-0d1b-4c1e-9d7a-1f2e3d4c5b6a"})
+			Expect(err).NotTo(HaveOccurred())
+			rep := send(request{method: http.MethodPost, path: BasePath + "/runs/" + run.ID + "/records", key: t.key, body: string(body)})
+			Expect(rep.status).To(Equal(http.StatusCreated), "body: %s", rep.body)
+			records = append(records, idOf(rep))
+		}
+
+		By("the caller scores the records and reads the run until it is completed")
+		for _, id := range records {
+			Expect(putScore(t, id, metricID, `{"value":true}`).status).To(Equal(http.StatusOK))
+		}
+		Eventually(func() evalapi.Run {
+			return runOf(send(request{method: http.MethodGet, path: BasePath + "/runs/" + run.ID, key: t.key}))
+		}).WithTimeout(30 * time.Second).Should(And(HaveField("Status", "completed"), HaveField("NumRecords", 2),
+			HaveField("NumScores", 2), HaveField("SystemVersionID", HaveValue(Equal(version.ID)))))
+	})
+})

@@ -55,7 +55,9 @@ import (
 // version whatever object holds it. The production version is kept in the
 // System's status.productionVersionId.
 
-// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=systems;systemversions,verbs=get;list;watch;create;update;delete
+// The server's reads and updates of Systems and versions; creating and
+// deleting them is only the REST server's, in config/rest/role.yaml.
+// +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=systems;systemversions,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=evaluation.eval-operator.dev,resources=systems/status,verbs=get;update
 
 // Routes of Systems and versions. The mux cannot hold routeSystemVersions
