@@ -366,7 +366,7 @@ func (s *Server) versionOfSystem(ctx context.Context, sys *evaluationv1alpha1.Sy
 func (s *Server) editSystem(ctx context.Context, sys *evaluationv1alpha1.System,
 	edit func(*evaluationv1alpha1.System)) (*evaluationv1alpha1.System, error) {
 	sys = sys.DeepCopy()
-	return sys, s.retryWrite(ctx, sys, func() error {
+	return sys, s.retryWrite(ctx, sys, systemKind, systemNotFound(), func() error {
 		if e := tenancy.RefusedByPolicy(systemKind, &sys.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
 			return e
 		}
@@ -378,7 +378,7 @@ func (s *Server) editSystem(ctx context.Context, sys *evaluationv1alpha1.System,
 // setProduction records id as sys's production version, in its status.
 func (s *Server) setProduction(ctx context.Context, sys *evaluationv1alpha1.System, id string) (*evaluationv1alpha1.System, error) {
 	sys = sys.DeepCopy()
-	return sys, s.retryWrite(ctx, sys, func() error {
+	return sys, s.retryWrite(ctx, sys, systemKind, systemNotFound(), func() error {
 		if sys.Status.ProductionVersionID == id {
 			return nil
 		}
@@ -387,14 +387,15 @@ func (s *Server) setProduction(ctx context.Context, sys *evaluationv1alpha1.Syst
 	})
 }
 
-// retryWrite runs write, which writes sys, reading sys again from the API
-// server and running it again when someone else changed it meanwhile (its
-// reconciler, another replica).
-func (s *Server) retryWrite(ctx context.Context, sys *evaluationv1alpha1.System, write func() error) error {
+// retryWrite runs write, which writes obj, an object of kind, reading obj
+// again from the API server and running it again when someone else changed
+// it meanwhile (its reconciler, another replica). gone is the answer when
+// obj no longer exists.
+func (s *Server) retryWrite(ctx context.Context, obj client.Object, kind string, gone error, write func() error) error {
 	first := true
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if !first {
-			if err := s.opts.Reader.Get(ctx, client.ObjectKeyFromObject(sys), sys); err != nil {
+			if err := s.opts.Reader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 				return err
 			}
 		}
@@ -408,12 +409,12 @@ func (s *Server) retryWrite(ctx context.Context, sys *evaluationv1alpha1.System,
 	}
 	switch {
 	case apierrors.IsNotFound(err):
-		return systemNotFound()
+		return gone
 	case err != nil:
-		return apierror.WriteFailed(apierror.SpecFields(nil), err, "updating the System")
+		return apierror.WriteFailed(apierror.SpecFields(nil), err, "updating the "+kind)
 	}
 	// Admission took one write of the request; each further one is paid.
-	s.admission.Charge(sys.Namespace, true, 1)
+	s.admission.Charge(obj.GetNamespace(), true, 1)
 	return nil
 }
 
@@ -523,30 +524,13 @@ func (s *Server) upsertVersionOf(ctx context.Context, sys *evaluationv1alpha1.Sy
 // again with another name.
 func (s *Server) renameVersion(ctx context.Context, v *evaluationv1alpha1.SystemVersion, name string) (
 	*evaluationv1alpha1.SystemVersion, error) {
-	first := true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			if err := s.opts.Reader.Get(ctx, client.ObjectKeyFromObject(v), v); err != nil {
-				return err
-			}
-		}
-		first = false
+	return v, s.retryWrite(ctx, v, systemVersionKind, versionNotFound(), func() error {
 		if e := tenancy.RefusedByPolicy(systemVersionKind, &v.Spec, evaluationv1alpha1.ManagementUpdate); e != nil {
 			return e
 		}
 		v.Spec.Name = ptr.To(evaluationv1alpha1.LineText(name))
-		err := s.opts.Client.Update(ctx, v)
-		apierror.NoteWrite(ctx, err)
-		return err
+		return s.opts.Client.Update(ctx, v)
 	})
-	if _, ok := err.(*apierror.Error); ok { //nolint:errorlint // the policy's refusal as is
-		return nil, err
-	}
-	if err != nil {
-		return nil, apierror.WriteFailed(apierror.SpecFields(nil), err, "renaming the SystemVersion")
-	}
-	s.admission.Charge(v.Namespace, true, 1)
-	return v, nil
 }
 
 // findSystem is the System of namespace with the id, waiting for the cache
@@ -581,9 +565,13 @@ func (s *Server) findVersion(ctx context.Context, namespace, id string) (*evalua
 		return v != nil, err
 	})
 	if err == nil && v == nil {
-		err = apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No SystemVersion has this id", nil)
+		err = versionNotFound()
 	}
 	return v, err
+}
+
+func versionNotFound() *apierror.Error {
+	return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No SystemVersion has this id", nil)
 }
 
 // versionWithID is the cache's SystemVersion of namespace with the id, or
