@@ -458,6 +458,30 @@ func listPage[T any, PT interface {
 	return page, end < len(all)
 }
 
+// projectPage is the page of items (a project's objects, listed from the
+// cache) after the position after, at most limit, each answered by answer,
+// with the cursor of the next page when there is one.
+func projectPage[T any, PT interface {
+	*T
+	metav1.Object
+}, A any](items []T, after *position, limit int, answer func(PT) (A, error)) (evalapi.Page[A], error) {
+	objs, more := listPage[T, PT](items, after, limit)
+	total := len(items)
+	page := evalapi.Page[A]{Data: make([]A, 0, len(objs)), HasMore: more, Total: &total}
+	for _, o := range objs {
+		a, err := answer(o)
+		if err != nil {
+			return page, err
+		}
+		page.Data = append(page.Data, a)
+	}
+	if more {
+		cursor := positionOf(objs[len(objs)-1]).cursor()
+		page.NextCursor = &cursor
+	}
+	return page, nil
+}
+
 // compare orders positions as the list does.
 func (p position) compare(q position) int {
 	return cmp.Or(cmp.Compare(q.Created, p.Created), cmp.Compare(p.UID, q.UID))

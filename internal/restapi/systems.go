@@ -135,19 +135,11 @@ func (s *Server) listSystems(_ http.ResponseWriter, r *http.Request) apierror.Re
 	if err != nil {
 		return s.failure(systemKind, fmt.Errorf("listing Systems from the cache: %w", err))
 	}
-	items, more := listPage(list.Items, after, limit)
-	total := len(list.Items)
-	page := evalapi.SystemPage{Data: make([]evalapi.System, 0, len(items)), HasMore: more, Total: &total}
-	for _, sys := range items {
-		answer, err := s.systemAnswer(r.Context(), sys)
-		if err != nil {
-			return s.failure(systemKind, err)
-		}
-		page.Data = append(page.Data, answer)
-	}
-	if more {
-		cursor := positionOf(items[len(items)-1]).cursor()
-		page.NextCursor = &cursor
+	page, err := projectPage(list.Items, after, limit, func(sys *evaluationv1alpha1.System) (evalapi.System, error) {
+		return s.systemAnswer(r.Context(), sys)
+	})
+	if err != nil {
+		return s.failure(systemKind, err)
 	}
 	return apierror.Response{Status: http.StatusOK, Body: page}
 }
