@@ -297,7 +297,7 @@ var _ = Describe("The SDKs' run-and-evaluate helpers with a system version id", 
 		got := versionOf(send(request{method: http.MethodGet, path: BasePath + "/systems/versions/" + version.ID, key: t.key}))
 		Expect(got).To(Equal(version))
 		Expect(got.Config).To(MatchJSON(`{"model":"gpt-4o","temperature":0.1}`))
-		var records []string
+		records := make([]string, 0, len(cases))
 		for _, tc := range cases {
 			body, err := json.Marshal(map[string]any{"testcaseId": tc.ID, "inputs": tc.Inputs, "expected": tc.Expected,
 				"outputs": map[string]any{"answer": "4"}, "otelLinkId": "6f1c6a8e-0d1b-4c1e-9d7a-1f2e3d4c5b6a"})

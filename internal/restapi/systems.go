@@ -307,16 +307,27 @@ func (s *Server) updateSystem(w http.ResponseWriter, r *http.Request) apierror.R
 	}
 	sys, err := s.findSystem(r.Context(), secret.Namespace, r.PathValue("systemId"))
 	if err == nil {
-		err = s.systemsKept(r.Context(), sys)
+		sys, err = s.applySystemUpdate(r.Context(), sys, u)
 	}
+	if err != nil {
+		return s.failure(systemKind, err)
+	}
+	return s.systemResponse(r.Context(), http.StatusOK, sys)
+}
+
+// applySystemUpdate checks u against sys, then writes its name and
+// description to the spec and its production version to the status.
+func (s *Server) applySystemUpdate(ctx context.Context, sys *evaluationv1alpha1.System, u evalapi.SystemUpdate) (
+	*evaluationv1alpha1.System, error) {
+	err := s.systemsKept(ctx, sys)
 	if err == nil && u.Name != nil && *u.Name != string(sys.Spec.Name) {
-		err = s.nameFree(r.Context(), sys, *u.Name)
+		err = s.nameFree(ctx, sys, *u.Name)
 	}
 	if err == nil && u.ProductionVersionID != nil {
-		err = s.versionOfSystem(r.Context(), sys, *u.ProductionVersionID)
+		err = s.versionOfSystem(ctx, sys, *u.ProductionVersionID)
 	}
 	if err == nil && (u.Name != nil || u.Description != nil) {
-		sys, err = s.editSystem(r.Context(), sys, func(sys *evaluationv1alpha1.System) {
+		sys, err = s.editSystem(ctx, sys, func(sys *evaluationv1alpha1.System) {
 			if u.Name != nil {
 				sys.Spec.Name = evaluationv1alpha1.LineText(*u.Name)
 			}
@@ -326,12 +337,9 @@ func (s *Server) updateSystem(w http.ResponseWriter, r *http.Request) apierror.R
 		})
 	}
 	if err == nil && u.ProductionVersionID != nil {
-		sys, err = s.setProduction(r.Context(), sys, *u.ProductionVersionID)
+		sys, err = s.setProduction(ctx, sys, *u.ProductionVersionID)
 	}
-	if err != nil {
-		return s.failure(systemKind, err)
-	}
-	return s.systemResponse(r.Context(), http.StatusOK, sys)
+	return sys, err
 }
 
 // nameFree refuses a rename of sys to a name another System of its project
