@@ -175,6 +175,11 @@ var _ = Describe("Systems and versions on a standalone service", func() {
 	It("deletes a System and keeps its versions, which earlier runs name", func() {
 		sys := systemOf(upsertSystem(h.url, t, `{"name":"Bot","config":{"model":"gpt-4o"}}`))
 		path := BasePath + "/systems/" + sys.ID
+		Eventually(func(g Gomega) {
+			l := systemsIn(t.namespace)
+			g.Expect(l).To(HaveLen(1))
+			g.Expect(meta.IsStatusConditionTrue(l[0].Status.Conditions, evaluationv1alpha1.ConditionReady)).To(BeTrue())
+		}).WithTimeout(30*time.Second).Should(Succeed(), "a Ready System is deleted as one the operator has yet to see")
 		rep := send(request{method: http.MethodDelete, path: path, key: t.key})
 		Expect(rep.status).To(Equal(http.StatusOK), "body: %s", rep.body)
 		Expect(systemsIn(t.namespace)).To(BeEmpty())

@@ -440,7 +440,7 @@ func (s *Server) deleteSystem(_ http.ResponseWriter, r *http.Request) apierror.R
 // deletion is awaited.
 var (
 	systemEndpoint = &endpoint{kind: systemKind, updates: true, fields: apierror.SpecFields(nil),
-		local:     &localCreate{readable: true},
+		local: &localCreate{readable: true}, succeed: deleted, // a deletion waits on until the System is gone
 		newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.System{} }}
 	versionEndpoint = &endpoint{kind: systemVersionKind, local: &localCreate{readable: true},
 		newObject: func() evaluationv1alpha1.Object { return &evaluationv1alpha1.SystemVersion{} }}
