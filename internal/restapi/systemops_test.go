@@ -72,13 +72,6 @@ func systemsIn(namespace string) []evaluationv1alpha1.System {
 	return l.Items
 }
 
-func versionsIn(namespace string) []evaluationv1alpha1.SystemVersion {
-	GinkgoHelper()
-	var l evaluationv1alpha1.SystemVersionList
-	Expect(h.k8s.List(context.Background(), &l, client.InNamespace(namespace))).To(Succeed())
-	return l.Items
-}
-
 var _ = Describe("Systems and versions on a standalone service", func() {
 	var t tenant
 	BeforeEach(func() { t = newTenant() })
