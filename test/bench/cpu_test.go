@@ -19,14 +19,40 @@ limitations under the License.
 package bench
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
+
+var flagCPUProfileDir = flag.String("cpuprofile-dir", "",
+	"write a CPU profile of this process (the manager, the clients and the test server) over each operator run's create-to-Ready window to operator-c<C>.pprof in this directory")
+
+// startCPUProfile starts profiling this process into name.pprof under
+// -cpuprofile-dir, and returns what stops it; without the flag it does
+// nothing.
+func startCPUProfile(name string) (stop func() error, err error) {
+	if *flagCPUProfileDir == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(filepath.Join(*flagCPUProfileDir, name+".pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
 
 // clockTick is the unit of /proc/<pid>/stat's CPU times: USER_HZ, 100 on
 // every Linux architecture Go supports.
