@@ -153,7 +153,7 @@ func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service,
 	if err != nil {
 		return run, err
 	}
-	stopProfile, err := startCPUProfile(fmt.Sprintf("operator-c%d", c))
+	stopProfile, err := startProfile(fmt.Sprintf("operator-c%d", c))
 	if err != nil {
 		return run, err
 	}
