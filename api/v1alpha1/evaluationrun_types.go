@@ -335,6 +335,47 @@ type MetricResult struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=1700
 	ScoredRecords string `json:"scoredRecords,omitempty"`
+	// unjudged counts the records of a standalone run the judge could not
+	// score for this Metric (an answer unreadable twice, a refusal, no
+	// model for its evalModelName): each is done, without a score.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Unjudged int32 `json:"unjudged,omitempty"`
+}
+
+// JudgeStatus is what the judge of a standalone service did for a run.
+type JudgeStatus struct {
+	// service is the service connection whose judge scored the run.
+	// +required
+	// +kubebuilder:validation:MaxLength=300
+	Service string `json:"service"`
+	// endpoint is the judge's host.
+	// +required
+	// +kubebuilder:validation:MaxLength=256
+	Endpoint string `json:"endpoint"`
+	// models are the judge's models that scored, as evalModelName=model
+	// (the first 4).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:MaxLength=520
+	Models []string `json:"models,omitempty"`
+	// requests counts the judge requests made for the run, retries included.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Requests int32 `json:"requests,omitempty"`
+	// tokens counts the tokens the judge reported using for the run.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Tokens int64 `json:"tokens,omitempty"`
+	// budgetSpent is set once the run's requests reached the judge's
+	// maxRequestsPerRun: no more are sent, and the run ends Inconclusive.
+	// +optional
+	BudgetSpent bool `json:"budgetSpent,omitempty"`
+	// lastError says why the judge last left a record unscored.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	LastError string `json:"lastError,omitempty"`
 }
 
 // EvaluationRunStatus is what the operator saw of the run.
@@ -396,6 +437,10 @@ type EvaluationRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=300
 	Service string `json:"service,omitempty"`
+	// judge is what the service's judge did for a standalone run whose AI
+	// Metrics it scores.
+	// +optional
+	Judge *JudgeStatus `json:"judge,omitempty"`
 	// conditions are Ready (finished: the run is judged), Passed (the
 	// verdict: True, False, or Unknown until judged and when
 	// Inconclusive), Reconciling and Stalled.

@@ -43,6 +43,148 @@ type StandaloneService struct {
 	// and minScoredRatio 1. A run created as an EvaluationRun keeps its own.
 	// +optional
 	RunPassCriteria *PassCriteria `json:"runPassCriteria,omitempty"`
+
+	// judge is an OpenAI-compatible chat-completions endpoint (vLLM,
+	// KServe, Ollama, or a hosted one) that scores the AI Metrics of the
+	// runs kept on this service: each record written to such a run is
+	// judged once per AI Metric from the Metric's promptTemplate,
+	// guidelines and temperature. Unset, nobody scores AI Metrics: the
+	// team's own code writes those scores. See docs/scoring.md.
+	// +optional
+	Judge *Judge `json:"judge,omitempty"`
+}
+
+// JudgeURL is the base URL of an OpenAI-compatible API, such as
+// http://vllm.models.svc:8000/v1: requests go to <url>/chat/completions.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=2048
+// +kubebuilder:validation:XValidation:rule="isURL(self) && (self.startsWith('https://') || self.startsWith('http://'))",message="judge url must be an absolute http(s) URL such as http://vllm.models.svc:8000/v1",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!self.matches('^[a-z]+://[^/]*@') && !self.contains('?') && !self.contains('#')",message="judge url must carry no user info, query or fragment: put the key in the Secret apiKeySecretRef names",reason=FieldValueInvalid
+type JudgeURL string
+
+// Judge is the model that scores AI Metrics on a standalone service, and
+// the bounds of what is sent to it.
+type Judge struct {
+	// url is the base URL of the OpenAI-compatible API, e.g.
+	// http://vllm.models.svc:8000/v1 (vLLM, KServe), http://ollama:11434/v1
+	// (Ollama) or https://api.openai.com/v1. The address rules of
+	// EvaluationServices apply: a namespaced service's judge may not reach
+	// private addresses unless the operator allows them.
+	// +required
+	URL JudgeURL `json:"url"`
+
+	// apiKeySecretRef selects the Secret key holding the judge's bearer
+	// key; unset sends no Authorization header (a judge inside the cluster
+	// often needs none). An EvaluationService's Secret is in its own
+	// namespace; a ClusterEvaluationService names the Secret's namespace.
+	// +optional
+	APIKeySecretRef *JudgeKeySelector `json:"apiKeySecretRef,omitempty"`
+
+	// caBundle is a PEM bundle of the certificate authorities that sign the
+	// judge's certificate. Unset uses the system's roots.
+	// +optional
+	// +kubebuilder:validation:MaxLength=65536
+	// +kubebuilder:validation:XValidation:rule="self.contains('-----BEGIN CERTIFICATE-----')",message="caBundle must hold PEM certificates",reason=FieldValueInvalid
+	CABundle string `json:"caBundle,omitempty"`
+
+	// models maps a Metric's evalModelName (e.g. gpt-4o, the API's
+	// default) to the model name the judge serves.
+	// +optional
+	// +listType=map
+	// +listMapKey=evalModelName
+	// +kubebuilder:validation:MaxItems=32
+	Models []JudgeModel `json:"models,omitempty"`
+
+	// defaultModel is the judge's model for a Metric whose evalModelName
+	// models does not list. Unset, such a Metric's records are left
+	// unscored, the reason named in the run's status.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	DefaultModel string `json:"defaultModel,omitempty"`
+
+	// maxInFlight bounds the judge requests in flight at once for this
+	// service, across all its runs.
+	// +optional
+	// +kubebuilder:default=4
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	MaxInFlight *int32 `json:"maxInFlight,omitempty"`
+
+	// requestsPerSecond bounds the rate of judge requests for this service.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	RequestsPerSecond *int32 `json:"requestsPerSecond,omitempty"`
+
+	// maxRequestsPerRun is the budget of judge requests (retries and second
+	// asks included) of one run; a run that spends it ends Inconclusive,
+	// reason JudgeBudgetSpent.
+	// +optional
+	// +kubebuilder:default=30000
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000
+	MaxRequestsPerRun *int32 `json:"maxRequestsPerRun,omitempty"`
+
+	// maxTokens bounds the tokens of each answer (the request's max_tokens).
+	// +optional
+	// +kubebuilder:default=512
+	// +kubebuilder:validation:Minimum=16
+	// +kubebuilder:validation:Maximum=8192
+	MaxTokens *int32 `json:"maxTokens,omitempty"`
+
+	// timeout bounds each judge request, between 1s and 10m.
+	// +optional
+	// +kubebuilder:default="60s"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('10m')",message="judge timeout must be between 1s and 10m",reason=FieldValueInvalid
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// JudgeModel maps a Metric's evalModelName to a model the judge serves.
+type JudgeModel struct {
+	// evalModelName is the Metric's evalModelName, e.g. gpt-4o.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	EvalModelName string `json:"evalModelName"`
+
+	// model is the judge's model name, e.g. Qwen/Qwen2.5-7B-Instruct.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	Model string `json:"model"`
+}
+
+// JudgeKeySelector names the Secret key of a judge's bearer key.
+type JudgeKeySelector struct {
+	// name is the name of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// key is the data key holding the judge's key. Defaults to apiKey.
+	// +optional
+	// +kubebuilder:default=apiKey
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
+
+	// namespace is the Secret's namespace: required on a
+	// ClusterEvaluationService, forbidden on an EvaluationService (whose
+	// judge key is always in its own namespace).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // ServiceLimits bound what the operator sends to one service. Each
@@ -165,6 +307,7 @@ type ExecutorGrant struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.standalone)",message="set exactly one of url and standalone",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.caBundle)",message="caBundle applies to url only, not to standalone",fieldPath=".caBundle",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.standalone.judge) || !has(self.standalone.judge.apiKeySecretRef) || !has(self.standalone.judge.apiKeySecretRef.namespace)",message="an EvaluationService's judge key is a Secret of its own namespace: leave namespace unset",fieldPath=".standalone.judge.apiKeySecretRef.namespace",reason=FieldValueForbidden
 type EvaluationServiceSpec struct {
 	ServiceConnection `json:",inline"`
 
@@ -191,6 +334,7 @@ type NamespacedSecretKeySelector struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.standalone)",message="set exactly one of url and standalone",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.caBundle)",message="caBundle applies to url only, not to standalone",fieldPath=".caBundle",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.standalone.judge) || !has(self.standalone.judge.apiKeySecretRef) || has(self.standalone.judge.apiKeySecretRef.namespace)",message="a ClusterEvaluationService's judge key names its Secret's namespace",fieldPath=".standalone.judge.apiKeySecretRef",reason=FieldValueRequired
 type ClusterEvaluationServiceSpec struct {
 	ServiceConnection `json:",inline"`
 

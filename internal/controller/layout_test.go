@@ -36,7 +36,7 @@ const module = "github.com/eval-operator/eval-operator/"
 func TestImportRules(t *testing.T) {
 	families := []string{"internal/controller", "internal/controller/metric", "internal/controller/testset",
 		"internal/controller/oneshot", "internal/controller/connection", "internal/controller/evalrun",
-		"internal/controller/system"}
+		"internal/controller/system", "internal/controller/scoring"}
 	rules := []struct {
 		dir    string
 		forbid []string
@@ -48,6 +48,7 @@ func TestImportRules(t *testing.T) {
 		{"internal/controller/connection", without(families, "internal/controller/connection")},
 		{"internal/controller/evalrun", without(families, "internal/controller/evalrun")},
 		{"internal/controller/system", without(families, "internal/controller/system")},
+		{"internal/controller/scoring", without(families, "internal/controller/scoring")},
 		// The reconcilers speak the seam's terms, never the service's wire.
 		{"internal/controller", []string{"internal/restapi/...", "cmd/...", "internal/evalapi/...", "internal/convert"}},
 		{"internal/restapi", []string{"internal/controller/..."}},
@@ -60,6 +61,9 @@ func TestImportRules(t *testing.T) {
 		{"internal/restapi/rollout", []string{"internal/restapi", "internal/remote"}},
 		{"internal/remote", []string{"internal/controller/...", "internal/restapi/..."}},
 		{"internal/convert", []string{"internal/remote", "internal/controller/...", "internal/restapi/..."}},
+		// The judge's client knows the chat-completions wire, not the cluster
+		// or the service: the seam hands it its transport and key.
+		{"internal/judge", []string{"internal/...", "api/...", "cmd/..."}},
 		// The verdict is pure: counts in, a verdict out, nothing of the project.
 		{"internal/verdict", []string{"internal/...", "api/...", "cmd/..."}},
 		// The executor runs in a Pod with only the service's API: it speaks the wire, never the cluster.

@@ -17,7 +17,8 @@ limitations under the License.
 // Package controller assembles the reconcilers: the Metric family
 // (controller/metric), the Testsets (controller/testset), the one-shot jobs (controller/oneshot, today the two
 // deletions) and the connections (controller/connection), over the kit they
-// share (controller/kit), with the manager's cache.
+// share (controller/kit), with the manager's cache; the judge of standalone
+// runs (controller/scoring) beside them.
 package controller
 
 import (
@@ -31,6 +32,7 @@ import (
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
 	"github.com/eval-operator/eval-operator/internal/controller/metric"
 	"github.com/eval-operator/eval-operator/internal/controller/oneshot"
+	"github.com/eval-operator/eval-operator/internal/controller/scoring"
 	"github.com/eval-operator/eval-operator/internal/controller/system"
 	"github.com/eval-operator/eval-operator/internal/controller/testset"
 	"github.com/eval-operator/eval-operator/internal/remote"
@@ -122,6 +124,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) (*remote.Connector, error)
 		return nil, err
 	}
 	if err := evalrun.Setup(mgr, b, opts.MaxConcurrentReconciles); err != nil {
+		return nil, err
+	}
+	if err := scoring.Setup(mgr, mgr.GetClient(), mgr.GetAPIReader(), connector, opts.MaxConcurrentReconciles); err != nil {
 		return nil, err
 	}
 	return connector, nil

@@ -80,7 +80,7 @@ var All = []Info{
 		New:       func() v1alpha1.Object { return &v1alpha1.Testset{} }, NewList: func() client.ObjectList { return &v1alpha1.TestsetList{} }},
 	{Kind: "EvaluationRun", Resource: "evaluationruns", Namespaced: true, TenantMax: 500,
 		Summary:   "One run of the Evaluation Service and its verdict, for gating a release.",
-		Footprint: "counts, never records: up to 75 KiB each with every field at its bound, 160 KiB while a standalone run's scores are counted, one bit per record and Metric; set ttlSecondsAfterFinished on runs a gate creates",
+		Footprint: "counts, never records: up to 88 KiB each with every field at its bound, 168 KiB while a standalone run's scores are counted, one bit per record and Metric; set ttlSecondsAfterFinished on runs a gate creates",
 		New:       func() v1alpha1.Object { return &v1alpha1.EvaluationRun{} }, NewList: func() client.ObjectList { return &v1alpha1.EvaluationRunList{} }},
 	{Kind: "System", Resource: "systems", Namespaced: true, TenantMax: 100,
 		Summary:   "A system under test of a project, by name, with its default config.",

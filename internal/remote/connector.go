@@ -86,7 +86,7 @@ type Connector struct {
 // first create's service, with live (an uncached reader: Secret data is
 // never cached, and the cache may lag).
 func NewConnector(live client.Reader, d Defaults) *Connector {
-	return &Connector{live: live, defaults: d, flags: flagsService(d), services: newServiceSet(d)}
+	return &Connector{live: live, defaults: d, flags: flagsService(d), services: newServiceSet(live, d)}
 }
 
 // Connect resolves obj's service: spec.serviceRef, else the
@@ -110,6 +110,7 @@ func (c *Connector) Connect(ctx context.Context, obj v1alpha1.Object) (*Connecti
 		BulkDeleteBatch: s.bulkDeleteBatch,
 		Executor:        s.executor,
 		RunPassCriteria: s.runPassCriteria,
+		Judge:           s.judge,
 		secrets:         c.live,
 		confirm:         c.serviceCheck(obj),
 		svc:             s.svc,
@@ -219,6 +220,9 @@ type Connection struct {
 	// RunPassCriteria are a standalone service's passCriteria for the runs
 	// the REST server creates; nil for the defaults.
 	RunPassCriteria *v1alpha1.PassCriteria
+	// Judge scores the AI Metrics of a standalone service's runs; nil when
+	// the service names none (the team's code writes those scores).
+	Judge *Judge
 
 	// local is true when the cluster is the system of record (a standalone
 	// service): there is no remote copy of anything.

@@ -102,7 +102,7 @@ func localRun(e *v1alpha1.EvaluationRun, metrics []verdict.Metric) Run {
 	}
 	scoring, human := false, false
 	for _, m := range metrics {
-		if n := countOf(e, m.ID); n.Passed+n.Failed < want {
+		if n := countOf(e, m.ID); n.Passed+n.Failed+unjudgedOf(e, m.ID) < want {
 			scoring = scoring || !m.Human
 			human = human || m.Human
 		}
@@ -131,6 +131,17 @@ func countOf(e *v1alpha1.EvaluationRun, id string) verdict.Count {
 		}
 	}
 	return verdict.Count{}
+}
+
+// unjudgedOf is the records of a standalone run the judge left without a
+// score of Metric id: done, and unscored in the verdict.
+func unjudgedOf(e *v1alpha1.EvaluationRun, id string) int {
+	for _, m := range e.Status.Metrics {
+		if m.ID == id {
+			return int(m.Unjudged)
+		}
+	}
+	return 0
 }
 
 // Completed reports whether the service finished the run; HumanOnly whether

@@ -69,6 +69,8 @@ type service struct {
 	// executor is what the service grants its runs' executors; nil grants
 	// the defaults.
 	executor *v1alpha1.ExecutorGrant
+	// judge scores a standalone service's AI Metrics; nil for none.
+	judge *Judge
 	// version is the service object's UID and generation it was built from.
 	version string
 	// close releases the service's idle connections.
@@ -153,15 +155,17 @@ func serviceOnError(obj v1alpha1.Object, err error) string {
 // serviceSet builds and keeps the services of the two kinds, one client,
 // gate and transport each, rebuilt when the service's spec changes.
 type serviceSet struct {
-	reader   client.Reader
+	reader client.Reader
+	// live reads judges' key Secrets, uncached.
+	live     client.Reader
 	defaults Defaults
 
 	mu    sync.Mutex
 	built map[string]*service
 }
 
-func newServiceSet(d Defaults) *serviceSet {
-	return &serviceSet{reader: d.Services, defaults: d, built: map[string]*service{}}
+func newServiceSet(live client.Reader, d Defaults) *serviceSet {
+	return &serviceSet{reader: d.Services, live: live, defaults: d, built: map[string]*service{}}
 }
 
 // resolve finds obj's service (see Connect).
@@ -322,7 +326,12 @@ func (s *serviceSet) build(so v1alpha1.ServiceObject) (*service, error) {
 	b.executor = spec.Executor.DeepCopy()
 	if spec.Standalone != nil {
 		b.runPassCriteria = spec.Standalone.RunPassCriteria.DeepCopy()
-		return b, nil
+		j, err := s.buildJudge(so, b.name, namespaced)
+		b.judge = j
+		if j != nil {
+			b.close = j.CloseIdleConnections
+		}
+		return b, err
 	}
 	b.sharedKey = so.SharesKeyForAdoption()
 	limits := s.defaults.Limits

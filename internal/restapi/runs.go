@@ -18,7 +18,6 @@ package restapi
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +39,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	llmjudge "github.com/eval-operator/eval-operator/internal/judge"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
 	judgement "github.com/eval-operator/eval-operator/internal/verdict"
@@ -345,7 +345,7 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) apierror.R
 	if len(errs) > 0 {
 		return apierror.Validation(errs...).Response()
 	}
-	run, err := s.writableRun(r.Context(), secret.Namespace, r.PathValue("runId"))
+	run, conn, err := s.writableRun(r.Context(), secret.Namespace, r.PathValue("runId"))
 	if err != nil {
 		return s.failure(runKind, err)
 	}
@@ -359,6 +359,9 @@ func (s *Server) createRecord(w http.ResponseWriter, r *http.Request) apierror.R
 		return nil
 	})
 	if err != nil {
+		return s.failure(runKind, err)
+	}
+	if err := s.keepForJudge(r.Context(), conn, run, int(n), req); err != nil {
 		return s.failure(runKind, err)
 	}
 	id := run.RecordedID()
@@ -385,7 +388,7 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) apierror.Re
 	if !ok {
 		return apierror.New(http.StatusNotFound, evalapi.CodeNotFound, "No Record has this id", nil).Response()
 	}
-	run, err := s.writableRun(r.Context(), secret.Namespace, runID)
+	run, _, err := s.writableRun(r.Context(), secret.Namespace, runID)
 	if err != nil {
 		return s.failure(runKind, err)
 	}
@@ -424,34 +427,12 @@ func (s *Server) upsertScore(w http.ResponseWriter, r *http.Request) apierror.Re
 
 // countScore counts a score of m for record index of run, once.
 func countScore(run *evaluationv1alpha1.EvaluationRun, m *evaluationv1alpha1.Metric, index int, pass bool) error {
-	id := m.RecordedID()
-	i := slices.IndexFunc(run.Status.Metrics, func(r evaluationv1alpha1.MetricResult) bool { return r.ID == id })
-	if i < 0 {
-		run.Status.Metrics = append(run.Status.Metrics, evaluationv1alpha1.MetricResult{ID: id, Name: m.Name})
-		i = len(run.Status.Metrics) - 1
-	}
-	res := &run.Status.Metrics[i]
-	bits, err := base64.StdEncoding.DecodeString(res.ScoredRecords)
-	if err != nil {
-		bits = nil // not this server's: start again
-	}
-	byteAt, bit := (index-1)/8, byte(1)<<((index-1)%8)
-	if byteAt >= len(bits) {
-		bits = append(bits, make([]byte, byteAt+1-len(bits))...)
-	}
-	if bits[byteAt]&bit != 0 {
+	err := remote.CountScore(run, m.RecordedID(), m.Name, index, &pass)
+	if errors.Is(err, remote.ErrScored) {
 		return apierror.Conflict("Record %s.%d already has a score of Metric %s: a run kept in the cluster counts one score "+
-			"per record and Metric, and keeps no scores to change", run.RecordedID(), index, id)
+			"per record and Metric, and keeps no scores to change", run.RecordedID(), index, m.RecordedID())
 	}
-	bits[byteAt] |= bit
-	res.ScoredRecords = base64.StdEncoding.EncodeToString(bits)
-	if pass {
-		res.Passed++
-	} else {
-		res.Failed++
-	}
-	run.Status.Scores++
-	return nil
+	return err
 }
 
 // parseRecordID splits "<runId>.<n>".
@@ -478,18 +459,49 @@ func (s *Server) runMetric(ctx context.Context, run *evaluationv1alpha1.Evaluati
 
 // writableRun is the run of namespace with id, while it may still be
 // written to: kept in the cluster, and not judged.
-func (s *Server) writableRun(ctx context.Context, namespace, id string) (*evaluationv1alpha1.EvaluationRun, error) {
+// Its connection is nil without a connector.
+func (s *Server) writableRun(ctx context.Context, namespace, id string) (*evaluationv1alpha1.EvaluationRun,
+	*remote.Connection, error) {
 	run, err := s.findRun(ctx, namespace, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := s.standaloneOnly(ctx, run); err != nil {
-		return nil, err
+	conn, err := s.standaloneConnection(ctx, run, "runs, records and scores", "EvaluationRun")
+	if err != nil {
+		return nil, nil, err
 	}
 	if run.Status.Verdict != "" {
-		return nil, apierror.Conflict("The run is judged (%s): what is written to it now would not count", run.Status.Verdict)
+		return nil, nil, apierror.Conflict("The run is judged (%s): what is written to it now would not count", run.Status.Verdict)
 	}
-	return run, nil
+	return run, conn, nil
+}
+
+// keepForJudge keeps record n of run for its service's judge, when the
+// service has one and the run has an AI Metric: the scoring controller
+// judges it after this answer, so a slow judge never holds the request. A
+// record that cannot be kept is an error, as the record is then counted
+// but will not be scored: the run's timeout ends it Inconclusive.
+func (s *Server) keepForJudge(ctx context.Context, conn *remote.Connection, run *evaluationv1alpha1.EvaluationRun,
+	n int, req recordRequest) error {
+	if conn == nil || conn.Judge == nil {
+		return nil
+	}
+	refs, err := s.refsOf(ctx, run)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(refs.metrics, func(m *evaluationv1alpha1.Metric) bool {
+		return m.Spec.EvalType == evaluationv1alpha1.EvalTypeAI
+	}) {
+		return nil
+	}
+	cm := remote.JudgeRecord(run, n, llmjudge.Record{Inputs: req.Inputs, Outputs: req.Outputs, Expected: req.Expected})
+	err = s.opts.Client.Create(ctx, cm)
+	apierror.NoteWrite(ctx, err)
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return apierror.WriteFailed(nil, err, "keeping the record for the judge")
+	}
+	return nil
 }
 
 // runLocks serialises this replica's status writes of one run, so that

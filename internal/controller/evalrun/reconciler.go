@@ -24,6 +24,7 @@ limitations under the License.
 package evalrun
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -157,6 +158,7 @@ func (r *Reconciler) advance(ctx context.Context, s *scope) (kit.Outcome, ctrl.R
 	if elapsed >= timeoutOf(e) {
 		unfinished = "the run did not finish in time"
 	}
+	unfinished = cmp.Or(unfinished, judgeBudgetSpent(e))
 	humanOnlyDone := run.HumanOnly() && e.Spec.HumanScoring != v1alpha1.HumanScoringWait
 	switch {
 	case run.Completed():
@@ -321,6 +323,7 @@ func (r *Reconciler) judge(ctx context.Context, s *scope, run remote.Run,
 	if why != "" {
 		result.Verdict, result.Reason = verdict.Inconclusive, why
 	}
+	result.Reason += scoredBy(e)
 	record(e, result, metav1.NewTime(r.Clock.Now()))
 	eventType := corev1.EventTypeNormal
 	if result.Verdict != verdict.Passed {

@@ -169,6 +169,7 @@ func minPassRate(e *v1alpha1.EvaluationRun, name, id string) float64 {
 // record writes res into e's status and its Passed condition; a result
 // without Metrics (a run ended unjudged) leaves status.metrics as it was.
 func record(e *v1alpha1.EvaluationRun, res verdict.Result, now metav1.Time) {
+	counted := e.Status.Metrics
 	if res.Metrics != nil { // a run ended unjudged keeps the counts it had
 		e.Status.Metrics = make([]v1alpha1.MetricResult, len(res.Metrics))
 	}
@@ -176,12 +177,23 @@ func record(e *v1alpha1.EvaluationRun, res verdict.Result, now metav1.Time) {
 		e.Status.Metrics[i] = v1alpha1.MetricResult{ID: m.ID, Name: m.Name, Passed: clamp32(m.Passed),
 			Failed: clamp32(m.Failed), Unscored: clamp32(m.Unscored), PassRate: m.PassRate, MinPassRate: m.MinPassRate,
 			Judged: m.Judged, BaselinePassRate: rounded(m.BaselinePassRate, math.Round),
-			Difference: rounded(m.Difference, math.Round)}
+			Difference: rounded(m.Difference, math.Round), Unjudged: unjudgedIn(counted, m.ID)}
 		bounds(&e.Status.Metrics[i], m)
 	}
 	e.Status.Verdict = v1alpha1.Verdict(res.Verdict)
 	e.Status.CompletionTime = &now
 	meta.SetStatusCondition(&e.Status.Conditions, passedCondition(res, e.Generation))
+}
+
+// unjudgedIn is, of the standalone counts in metrics, the records the
+// judge left without Metric id's score: kept past the verdict.
+func unjudgedIn(metrics []v1alpha1.MetricResult, id string) int32 {
+	for _, m := range metrics {
+		if m.ID == id {
+			return m.Unjudged
+		}
+	}
+	return 0
 }
 
 // bounds writes the bounds the rule judged m on into out: against a
@@ -219,4 +231,28 @@ func passedCondition(res verdict.Result, generation int64) metav1.Condition {
 	}
 	return metav1.Condition{Type: v1alpha1.ConditionPassed, Status: status, Reason: res.Verdict,
 		Message: res.Reason, ObservedGeneration: generation}
+}
+
+// judgeBudgetSpent says, for a standalone run whose judge's request budget
+// is spent, why its records stay unscored; "" otherwise.
+func judgeBudgetSpent(e *v1alpha1.EvaluationRun) string {
+	if j := e.Status.Judge; j == nil || !j.BudgetSpent {
+		return ""
+	}
+	return fmt.Sprintf("JudgeBudgetSpent: the judge's request budget for the run (maxRequestsPerRun of %s) is spent "+
+		"after %d requests", e.Status.Judge.Service, e.Status.Judge.Requests)
+}
+
+// scoredBy names, for a verdict's message, the judge and models that scored
+// a standalone run's AI Metrics; "" when no judge did.
+func scoredBy(e *v1alpha1.EvaluationRun) string {
+	j := e.Status.Judge
+	if j == nil || j.Service == "" {
+		return ""
+	}
+	models := "no model"
+	if len(j.Models) > 0 {
+		models = "model " + strings.Join(j.Models, ", ")
+	}
+	return fmt.Sprintf("; AI Metrics scored by the judge of %s (%s, %s)", j.Service, j.Endpoint, models)
 }
