@@ -26,6 +26,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -127,12 +128,41 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 		_, err := serviceClient(up).UpdateSystem(rootCtx, testKey, id, evalapi.SystemUpdate{Name: ptr.To("renamed")})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(func() string { got, _ := up.System(id); return got.Name }).Should(Equal("System bot"))
+		Expect(up.Systems("proj-1")).To(HaveLen(1), "however the rename fell among the operator's requests")
+		Expect(up.Calls(evalapitest.OpUpsertSystem)).To(Equal(1))
 
 		Expect(k8s.Delete(rootCtx, s)).To(Succeed())
 		Eventually(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s) }).Should(Satisfy(apierrors.IsNotFound))
 		_, ok := up.System(id)
 		Expect(ok).To(BeFalse())
 		Expect(up.SystemVersions()).To(ContainElement(HaveField("ID", first)))
+	})
+
+	It("sends a changed spec to the recorded System by its id: a rename in the service meanwhile makes no second System", func() {
+		opts := up.opts
+		opts.DriftInterval = 500 * time.Millisecond
+		startManager(opts)
+		s := newSystem(ns, "bot")
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(s)).Should(beReady)
+		id := s.Status.ID
+
+		By("a person renames the System in the service right after the operator's PATCH is answered")
+		up.InjectFaults(evalapitest.OpUpdateSystem, evalapitest.Then(func() {
+			up.EditSystem(id, func(name, _ *string) { *name = "renamed by hand" })
+		}))
+		Expect(k8s.Patch(rootCtx, s, client.RawPatch(types.MergePatchType,
+			[]byte(`{"spec":{"config":{"model":"gpt-4o-mini"}}}`)))).To(Succeed())
+		configOf := func(v evalapi.SystemVersion) string { return string(v.Config) }
+		Eventually(up.SystemVersions).Should(ContainElement(And(HaveField("SystemID", id),
+			WithTransform(configOf, MatchJSON(`{"model":"gpt-4o-mini"}`)))), "the new config, a version of the recorded System")
+		Eventually(func() string { got, _ := up.System(id); return got.Name }).Should(Equal("System bot"))
+		Consistently(func(g Gomega) {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.ID).To(Equal(id))
+			g.Expect(up.Systems("proj-1")).To(HaveLen(1))
+		}, 2*time.Second).Should(Succeed())
+		Expect(up.Calls(evalapitest.OpUpsertSystem)).To(Equal(1), "only the first upsert, by name, when no id was recorded")
 	})
 
 	It("waits for its System, and stops a second System of the same name in the project", func() {
