@@ -76,6 +76,19 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 			up.Calls(evalapitest.OpUpdateSystem) + up.Calls(evalapitest.OpDeleteSystem)
 	}
 
+	// readySystem starts the manager, drift read every 500ms, and returns
+	// System bot once it is Ready.
+	readySystem := func() *v1alpha1.System {
+		GinkgoHelper()
+		opts := up.opts
+		opts.DriftInterval = 500 * time.Millisecond
+		startManager(opts)
+		s := newSystem(ns, "bot")
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(s)).Should(beReady)
+		return s
+	}
+
 	It("upserts a System and its versions, the same config is the same version, and an unchanged one costs no write", func() {
 		mgr := startManager(up.opts)
 		s := newSystem(ns, "bot")
@@ -117,12 +130,7 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 	})
 
 	It("puts back a name changed in the service, and deletes the remote System (not its versions) with the object", func() {
-		opts := up.opts
-		opts.DriftInterval = 500 * time.Millisecond
-		startManager(opts)
-		s := newSystem(ns, "bot")
-		Expect(k8s.Create(rootCtx, s)).To(Succeed())
-		Eventually(readyCondition(s)).Should(beReady)
+		s := readySystem()
 		id, first := s.Status.ID, s.Status.ProductionVersionID
 
 		_, err := serviceClient(up).UpdateSystem(rootCtx, testKey, id, evalapi.SystemUpdate{Name: ptr.To("renamed")})
@@ -139,12 +147,7 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 	})
 
 	It("sends a changed spec to the recorded System by its id: a rename in the service meanwhile makes no second System", func() {
-		opts := up.opts
-		opts.DriftInterval = 500 * time.Millisecond
-		startManager(opts)
-		s := newSystem(ns, "bot")
-		Expect(k8s.Create(rootCtx, s)).To(Succeed())
-		Eventually(readyCondition(s)).Should(beReady)
+		s := readySystem()
 		id := s.Status.ID
 
 		By("a person renames the System in the service right after the operator's PATCH is answered")
