@@ -26,6 +26,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,6 +76,19 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 			up.Calls(evalapitest.OpUpdateSystem) + up.Calls(evalapitest.OpDeleteSystem)
 	}
 
+	// readySystem starts the manager, drift read every 500ms, and returns
+	// System bot once it is Ready.
+	readySystem := func() *v1alpha1.System {
+		GinkgoHelper()
+		opts := up.opts
+		opts.DriftInterval = 500 * time.Millisecond
+		startManager(opts)
+		s := newSystem(ns, "bot")
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		Eventually(readyCondition(s)).Should(beReady)
+		return s
+	}
+
 	It("upserts a System and its versions, the same config is the same version, and an unchanged one costs no write", func() {
 		mgr := startManager(up.opts)
 		s := newSystem(ns, "bot")
@@ -116,23 +130,42 @@ var _ = Describe("System and SystemVersion reconcilers", func() {
 	})
 
 	It("puts back a name changed in the service, and deletes the remote System (not its versions) with the object", func() {
-		opts := up.opts
-		opts.DriftInterval = 500 * time.Millisecond
-		startManager(opts)
-		s := newSystem(ns, "bot")
-		Expect(k8s.Create(rootCtx, s)).To(Succeed())
-		Eventually(readyCondition(s)).Should(beReady)
+		s := readySystem()
 		id, first := s.Status.ID, s.Status.ProductionVersionID
 
 		_, err := serviceClient(up).UpdateSystem(rootCtx, testKey, id, evalapi.SystemUpdate{Name: ptr.To("renamed")})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(func() string { got, _ := up.System(id); return got.Name }).Should(Equal("System bot"))
+		Expect(up.Systems("proj-1")).To(HaveLen(1), "however the rename fell among the operator's requests")
+		Expect(up.Calls(evalapitest.OpUpsertSystem)).To(Equal(1))
 
 		Expect(k8s.Delete(rootCtx, s)).To(Succeed())
 		Eventually(func() error { return k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s) }).Should(Satisfy(apierrors.IsNotFound))
 		_, ok := up.System(id)
 		Expect(ok).To(BeFalse())
 		Expect(up.SystemVersions()).To(ContainElement(HaveField("ID", first)))
+	})
+
+	It("sends a changed spec to the recorded System by its id: a rename in the service meanwhile makes no second System", func() {
+		s := readySystem()
+		id := s.Status.ID
+
+		By("a person renames the System in the service right after the operator's PATCH is answered")
+		up.InjectFaults(evalapitest.OpUpdateSystem, evalapitest.Then(func() {
+			up.EditSystem(id, func(name, _ *string) { *name = "renamed by hand" })
+		}))
+		Expect(k8s.Patch(rootCtx, s, client.RawPatch(types.MergePatchType,
+			[]byte(`{"spec":{"config":{"model":"gpt-4o-mini"}}}`)))).To(Succeed())
+		configOf := func(v evalapi.SystemVersion) string { return string(v.Config) }
+		Eventually(up.SystemVersions).Should(ContainElement(And(HaveField("SystemID", id),
+			WithTransform(configOf, MatchJSON(`{"model":"gpt-4o-mini"}`)))), "the new config, a version of the recorded System")
+		Eventually(func() string { got, _ := up.System(id); return got.Name }).Should(Equal("System bot"))
+		Consistently(func(g Gomega) {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			g.Expect(s.Status.ID).To(Equal(id))
+			g.Expect(up.Systems("proj-1")).To(HaveLen(1))
+		}, 2*time.Second).Should(Succeed())
+		Expect(up.Calls(evalapitest.OpUpsertSystem)).To(Equal(1), "only the first upsert, by name, when no id was recorded")
 	})
 
 	It("waits for its System, and stops a second System of the same name in the project", func() {

@@ -38,8 +38,15 @@ type SystemClient interface {
 	// remote System first: by a System's policies, where the service keeps
 	// one (never for a version, which the service cannot delete).
 	NeedsFinalizer() bool
-	// UpsertSystem sends spec's System; id is the one recorded, "" if none.
-	UpsertSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
+	// UpsertSystem sends spec's System by its name in the project, which
+	// the service creates when the project has no System of that name: only
+	// for a System with no id recorded, or whose recorded one is gone.
+	UpsertSystem(ctx context.Context, spec *v1alpha1.SystemSpec) (System, error)
+	// PutSystem sends spec to System id by its id, which never creates a
+	// System: the name and description by PATCH, then the config as a
+	// version of it (which leaves its production version as it is), so
+	// that a rename in the service between the two makes no second System.
+	PutSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
 	// GetSystem reads System id as it stands against spec.
 	GetSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
 	// UpdateSystem gives System id spec's name and description.
@@ -125,7 +132,7 @@ type httpSystems struct {
 
 func (c *httpSystems) NeedsFinalizer() bool { return c.finalizes }
 
-func (c *httpSystems) UpsertSystem(ctx context.Context, _ string, spec *v1alpha1.SystemSpec) (System, error) {
+func (c *httpSystems) UpsertSystem(ctx context.Context, spec *v1alpha1.SystemSpec) (System, error) {
 	key, release, err := c.http.beginCreate(ctx)
 	if err != nil {
 		return System{}, err
@@ -154,6 +161,20 @@ func (c *httpSystems) UpdateSystem(ctx context.Context, id string, spec *v1alpha
 	name, description := string(spec.Name), convert.SystemRequestFor(spec).Description
 	s, err := c.http.svc.UpdateSystem(ctx, key, id, evalapi.SystemUpdate{Name: &name, Description: &description})
 	return System{held: s}, err
+}
+
+func (c *httpSystems) PutSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
+	s, err := c.UpdateSystem(ctx, id, spec)
+	if err != nil {
+		return s, err
+	}
+	key, release, err := c.http.beginCreate(ctx)
+	if err != nil {
+		return System{}, err
+	}
+	defer release()
+	_, err = c.http.svc.UpsertSystemVersion(ctx, key, id, evalapi.SystemVersionRequest{Config: spec.Config.Raw})
+	return s, err
 }
 
 func (c *httpSystems) DeleteSystem(ctx context.Context, id string) (bool, error) {
@@ -192,11 +213,18 @@ type standaloneSystems struct{ key *lazyKey }
 
 func (standaloneSystems) NeedsFinalizer() bool { return false }
 
-func (c standaloneSystems) UpsertSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
+func (c standaloneSystems) UpsertSystem(ctx context.Context, spec *v1alpha1.SystemSpec) (System, error) {
 	if _, err := c.key.get(ctx); err != nil {
 		return System{}, err
 	}
-	return standaloneSystem(orNewUUID(id), spec), nil
+	return standaloneSystem(evalapi.NewUUID(), spec), nil
+}
+
+func (c standaloneSystems) PutSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
+	if _, err := c.key.get(ctx); err != nil {
+		return System{}, err
+	}
+	return standaloneSystem(id, spec), nil
 }
 
 func (standaloneSystems) GetSystem(_ context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
@@ -249,13 +277,6 @@ func standaloneSystem(id string, spec *v1alpha1.SystemSpec) System {
 func standaloneVersion(systemID, id string, spec *v1alpha1.SystemVersionSpec) SystemVersion {
 	req := convert.SystemVersionRequestFor(spec)
 	return SystemVersion{evalapi.SystemVersion{ID: id, SystemID: systemID, Name: req.Name, Config: req.Config}}
-}
-
-func orNewUUID(id string) string {
-	if id != "" {
-		return id
-	}
-	return evalapi.NewUUID()
 }
 
 // CheckConfig says why config is not one the service takes (see

@@ -138,17 +138,20 @@ func (r *Reconciler) observe(ctx context.Context, c remote.SystemClient, s *v1al
 	return settled(s.Status.Conditions, s.Spec.Allows(v1alpha1.ManagementUpdate), "remote System "+id), nil
 }
 
-// upsert sends the System by name (renaming the recorded one first, since
-// the name is what the service upserts by) and records its id.
+// upsert sends the spec and records the System's id: to the recorded
+// System by its id, which can never make a second System however the
+// service renames it meanwhile; by name only when no id is recorded or the
+// service no longer has the recorded System (it was deleted there).
 func (r *Reconciler) upsert(ctx context.Context, conn *remote.Connection, c remote.SystemClient, s *v1alpha1.System,
 	id string) (kit.Outcome, error) {
+	var got remote.System
+	var err error
 	if id != "" {
-		if _, err := c.UpdateSystem(ctx, id, &s.Spec); err != nil && remote.FailureOf(err) != remote.NotFound {
-			o, _, err := kit.UpstreamFailure(err)
-			return o, err
-		}
+		got, err = c.PutSystem(ctx, id, &s.Spec)
 	}
-	got, err := c.UpsertSystem(ctx, id, &s.Spec)
+	if id == "" || remote.FailureOf(err) == remote.NotFound {
+		got, err = c.UpsertSystem(ctx, &s.Spec)
+	}
 	if err != nil {
 		o, _, err := kit.UpstreamFailure(err)
 		return o, err

@@ -29,6 +29,8 @@ type Fault struct {
 	status     int
 	retryAfter string
 	delay      time.Duration
+	// then runs after the request is handled, before it is answered.
+	then func()
 }
 
 type faultKind int
@@ -84,6 +86,14 @@ func Status(code int) Fault {
 // proxy in front of the service does, committing nothing.
 func GatewayStatus(code int) Fault {
 	return Fault{kind: faultGateway, status: code}
+}
+
+// Then handles the request normally, then runs fn before answering: the
+// service changes between this request and the client's next one, as when
+// a person edits it in the service's web UI meanwhile. fn may call the
+// Server's test methods (EditSystem, EditMetric, ...).
+func Then(fn func()) Fault {
+	return Fault{then: fn}
 }
 
 // Slow waits d, then answers normally. The wait ends early when the client

@@ -501,6 +501,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, op string, h hand
 		dropConnection()
 	}
 	rep := s.respond(r, body, op, fault, h)
+	if fault.then != nil {
+		fault.then()
+	}
 	if fault.kind == faultCommitThenReset {
 		dropConnection()
 	}

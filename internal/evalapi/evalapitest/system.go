@@ -79,6 +79,46 @@ func (s *Server) System(id string) (evalapi.System, bool) {
 	return s.systemForm(st), true
 }
 
+// EditSystem changes the System under id as a person in the service's web
+// UI would, without a request: edit gets its name and description to change
+// (nothing else is kept, and no uniqueness is checked). edit must not call
+// the Server. It reports whether the System exists.
+func (s *Server) EditSystem(id string, edit func(name, description *string)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.systems.systems[id]
+	if !ok {
+		return false
+	}
+	edit(&st.system.Name, &st.system.Description)
+	return true
+}
+
+// Systems returns the Systems the Server holds in project, oldest first.
+func (s *Server) Systems(projectID string) []evalapi.System {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.projectSystems(projectID)
+	out := make([]evalapi.System, 0, len(all))
+	for _, st := range all {
+		out = append(out, s.systemForm(st))
+	}
+	return out
+}
+
+// projectSystems are the Systems of project, ordered by creation date
+// (oldest first) as the service lists them. Callers hold the lock.
+func (s *Server) projectSystems(projectID string) []*storedSystem {
+	var all []*storedSystem
+	for _, st := range s.systems.systems {
+		if st.projectID == projectID {
+			all = append(all, st)
+		}
+	}
+	slices.SortFunc(all, func(a, b *storedSystem) int { return a.seq - b.seq })
+	return all
+}
+
 // SystemVersions returns every version the Server holds, oldest first.
 func (s *Server) SystemVersions() []evalapi.SystemVersion {
 	s.mu.Lock()
@@ -304,15 +344,7 @@ func (s *Server) listSystems(r *http.Request, _ []byte, tenant int) (func() repl
 		if !s.reaches(tenant, projectID) {
 			return projectNotFound(projectID)
 		}
-		var all []*storedSystem
-		for _, st := range s.systems.systems {
-			if st.projectID == projectID {
-				all = append(all, st)
-			}
-		}
-		// Systems are ordered by creation date, oldest first.
-		slices.SortFunc(all, func(a, b *storedSystem) int { return a.seq - b.seq })
-		return reply{http.StatusOK, pageOf(all, func(st *storedSystem) int { return st.seq }, s.systemForm, last, limit, false)}
+		return reply{http.StatusOK, pageOf(s.projectSystems(projectID), func(st *storedSystem) int { return st.seq }, s.systemForm, last, limit, false)}
 	}, reply{}
 }
 
