@@ -59,7 +59,7 @@ var _ = Describe("EvaluationRun verdicts against a baseline", func() {
 	}
 	compared := func(name string, trials, minPassing int32) *v1alpha1.EvaluationRun {
 		e := newRun(ns, name, "exact")
-		e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "production"}}
+		e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: &v1alpha1.ObjectRef{Name: "production"}}
 		if trials > 1 {
 			e.Spec.PassCriteria.Trials, e.Spec.PassCriteria.MinPassingTrials = ptr.To(trials), ptr.To(minPassing)
 		}

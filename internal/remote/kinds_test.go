@@ -133,7 +133,7 @@ var _ = Describe("The clients of each kind", func() {
 			Expect(standalone().Run(e).Unsupported()).To(ContainSubstring("passCriteria.trials"))
 			Expect(service().Run(e).Unsupported()).To(BeEmpty())
 			e = run(0)
-			e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "production"}}
+			e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: &v1alpha1.ObjectRef{Name: "production"}}
 			Expect(standalone().Run(e).Unsupported()).To(ContainSubstring("passCriteria.baseline"))
 			Expect(service().Run(e).Unsupported()).To(BeEmpty())
 		})
