@@ -65,6 +65,7 @@ type gateOptions struct {
 	systemVersionID string
 	canary          string
 	revision        string
+	promote         bool
 	timeout         time.Duration
 	poll            time.Duration
 }
@@ -99,6 +100,7 @@ systemVersionId, so a query picks a release without knowing the run's name.`,
 	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId: a SystemVersion's id, a UUID against a real service (label a release with --revision)")
 	f.StringVar(&o.canary, "canary", "", "label the run with the canary it judges (a Rollout's or Canary's name), for its metrics")
 	f.StringVar(&o.revision, "revision", "", "label the run with the release's revision (a pod template hash, a commit), for its metrics")
+	f.BoolVar(&o.promote, "promote", false, "set the run's spec.promote: once it Passed, the operator makes its SystemVersion (spec.systemVersionRef) the System's production version")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")
 	f.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often the run is read while waiting")
 	return cmd
@@ -174,6 +176,9 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 	run.GenerateName, run.Name = gates.Prefix(run), ""
 	if o.systemVersionID != "" {
 		run.Spec.SystemVersionID = o.systemVersionID
+	}
+	if o.promote {
+		run.Spec.Promote = &o.promote
 	}
 	for label, value := range map[string]string{v1alpha1.CanaryLabel: o.canary, v1alpha1.RevisionLabel: o.revision} {
 		if value == "" {
