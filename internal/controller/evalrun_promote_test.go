@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
-	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
 )
 
 // promotedCondition waits for e's Promoted condition.
@@ -85,7 +84,7 @@ var _ = Describe("Promoting a Passed run's SystemVersion, and the production bas
 			Eventually(readyCondition(v)).Should(beReady)
 		}
 		Expect(productionOf(sys)(Default)).To(Equal(prod.Status.ID))
-		promotes = func() int { return up.Calls(evalapitest.OpUpdateSystem) }
+		promotes = func() int { return up.Promotions(sys.Status.ID) }
 	})
 
 	It("promotes a Passed run's version once, never a Failed one's, and the System reports it", func() {
