@@ -97,7 +97,9 @@ func TestSameTestset(t *testing.T) {
 	ref := func(name string) v1alpha1.EvaluationRunSpec {
 		return v1alpha1.EvaluationRunSpec{TestsetRef: &v1alpha1.ObjectRef{Name: name}}
 	}
-	id := func(id v1alpha1.ResourceID) v1alpha1.EvaluationRunSpec { return v1alpha1.EvaluationRunSpec{TestsetID: id} }
+	id := func(id v1alpha1.ResourceID) v1alpha1.EvaluationRunSpec {
+		return v1alpha1.EvaluationRunSpec{TestsetID: id}
+	}
 	for _, c := range []struct {
 		what string
 		a, b v1alpha1.EvaluationRunSpec
