@@ -130,7 +130,10 @@ func (r *Reconciler) systemOf(ctx context.Context, e *v1alpha1.EvaluationRun) (
 	if why, err := r.get(ctx, e.Namespace, "SystemVersion", ref.Name, v); why != "" || err != nil {
 		return nil, nil, why, err
 	}
-	if id := v.RecordedID(); id == "" || id != e.Status.SystemVersionID {
+	if e.Status.SystemVersionID == "" {
+		return nil, nil, "the run records no system version it judged (status.systemVersionId)", nil
+	}
+	if id := v.RecordedID(); id != e.Status.SystemVersionID {
 		return nil, nil, fmt.Sprintf("SystemVersion %s is no longer version %s, which the run judged",
 			ref.Name, e.Status.SystemVersionID), nil
 	}
