@@ -31,6 +31,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/quote"
 	"github.com/eval-operator/eval-operator/internal/remote"
 	"github.com/eval-operator/eval-operator/internal/verdict"
 )
@@ -170,5 +171,5 @@ func promotionDecided(conds []metav1.Condition) bool {
 // setPromoted sets e's Promoted condition.
 func setPromoted(e *v1alpha1.EvaluationRun, status metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&e.Status.Conditions, metav1.Condition{Type: v1alpha1.ConditionPromoted, Status: status,
-		Reason: reason, Message: msg, ObservedGeneration: e.Generation})
+		Reason: reason, Message: quote.Bounded(msg), ObservedGeneration: e.Generation})
 }
