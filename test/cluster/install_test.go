@@ -364,7 +364,7 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 		key := framework.NewKey("canary")
 		kubectl(ctx, gateSamples(), "apply", "-n", ns, "-f", "-")
 		kubectl(ctx, canaryObjects(key, "right", "1"), "apply", "-n", ns, "-f", "-")
-		kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq")
+		kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq", "system/support-assistant")
 		Eventually(func(g Gomega) string { return rolloutOf(ctx, g, ns).Phase }).Should(Equal("Healthy"))
 
 		By("v2 answers right: its run Passes and the canary is promoted")
@@ -382,6 +382,7 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 		passed := runsOf(ctx, Default, ns)[v2.Current]
 		Expect(passed.Status.Verdict).To(BeEquivalentTo("Passed"))
 		Expect(passed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Passed", BeEquivalentTo(3)))))
+		expectLinked(ctx, ns, v2.Current, passed)
 
 		By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
 		kubectl(ctx, canaryObjects(key, "wrong", "3"), "apply", "-n", ns, "-f", "-")
@@ -397,6 +398,7 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 		failed := runs[v3.Current]
 		Expect(failed.Status.Verdict).To(BeEquivalentTo("Failed"))
 		Expect(failed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Failed", BeEquivalentTo(3)))))
+		expectLinked(ctx, ns, v3.Current, failed)
 		Expect(runs).To(HaveLen(2), "one run per revision judged")
 		expectExecutorsSucceeded(ctx, ns, runs)
 	})

@@ -89,8 +89,9 @@ func freePort() string {
 }
 
 // gateSamples are the shipped samples of a rollout's gate that apply as
-// they are: the gate's ServiceAccount and Role, and Argo Rollouts'
-// AnalysisTemplate, its image the node's.
+// they are: the System the releases are versions of, the gate's
+// ServiceAccount and Role, and Argo Rollouts' AnalysisTemplate, its image
+// the node's.
 func gateSamples() []byte {
 	GinkgoHelper()
 	var out []string
@@ -256,9 +257,15 @@ spec:
           templates:
           - templateName: evaluation-gate
           args:
+          - name: system
+            value: support-assistant
           - name: revision
             valueFrom:
               podTemplateHashValue: Latest
+          - name: image
+            valueFrom:
+              fieldRef:
+                fieldPath: spec.template.spec.containers[0].image
 `, v1alpha1.APIKeyLabel, key, assistantImage, answers, version, img, executorShares))
 }
 
@@ -281,16 +288,29 @@ func rolloutOf(ctx context.Context, g Gomega, ns string) rolloutStatus {
 	return s
 }
 
-// runsOf is the namespace's EvaluationRuns by their system version (the
-// revision the gate judged).
+// runsOf is the namespace's EvaluationRuns by the revision the gate judged
+// (their revision label).
 func runsOf(ctx context.Context, g Gomega, ns string) map[string]v1alpha1.EvaluationRun {
 	var list v1alpha1.EvaluationRunList
 	g.Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
 	out := map[string]v1alpha1.EvaluationRun{}
 	for _, e := range list.Items {
-		out[e.Spec.SystemVersionID] = e
+		out[e.Labels[v1alpha1.RevisionLabel]] = e
 	}
 	return out
+}
+
+// expectLinked checks that run names the SystemVersion the gate derived
+// from its revision and sent that version's id.
+func expectLinked(ctx context.Context, ns, revision string, run v1alpha1.EvaluationRun) {
+	GinkgoHelper()
+	Expect(run.Spec.SystemVersionRef).NotTo(BeNil(), "the gate links the run to the release's SystemVersion")
+	v := &v1alpha1.SystemVersion{}
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.SystemVersionRef.Name}, v)).To(Succeed())
+	Expect(v.Spec.SystemRef.Name).To(Equal("support-assistant"))
+	Expect(v.Spec.Config.Raw).To(ContainSubstring(`"revision":"` + revision + `"`))
+	Expect(run.Status.SystemVersionID).To(Equal(v.Status.ID))
+	Expect(v1alpha1.ValidUUID(v.Status.ID)).To(BeTrue(), "the version's id: %q", v.Status.ID)
 }
 
 // executorShares is how many Pods share each run's Testset: the shipped
