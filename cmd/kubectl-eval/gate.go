@@ -76,7 +76,7 @@ func newGateCommand(kube *kubeFlags) *cobra.Command {
 	o := &gateOptions{kube: kube}
 	cmd := &cobra.Command{
 		Use: "gate (-f TEMPLATE | --configmap NAME) [--system NAME [--version KEY=VALUE]... | --system-version-id UUID] " +
-			"[--canary NAME] [--revision REV] [--timeout D]",
+			"[--promote] [--canary NAME] [--revision REV] [--timeout D]",
 		Short: "Run an evaluation and exit with its verdict: 0 Passed, 1 Failed, 2 Inconclusive",
 		Long: `Creates an EvaluationRun from a template (a file, or a ConfigMap key in the
 namespace) under a generated name, waits for the operator's verdict, prints each
