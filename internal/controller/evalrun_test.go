@@ -524,19 +524,19 @@ var _ = Describe("EvaluationRun on a standalone service", func() {
 		Eventually(readyCondition(v)).Should(beReady)
 		Expect(productionOf(s)(Default)).To(BeEmpty(), "a standalone System has no production version until one is promoted")
 
-		failed := versionRun(ns, "failed", "bot-canary")
-		failed.Spec.Promote = ptr.To(true)
-		Expect(k8s.Create(rootCtx, failed)).To(Succeed())
-		runID(failed)
-		count(failed, 2, 1, 1)
-		Expect(promotedCondition(failed).Reason).To(Equal(v1alpha1.ReasonNotPassed))
-
-		passed := versionRun(ns, "passed", "bot-canary")
-		passed.Spec.Promote = ptr.To(true)
-		Expect(k8s.Create(rootCtx, passed)).To(Succeed())
-		runID(passed)
-		count(passed, 2, 2, 0)
-		Expect(promotedCondition(passed).Reason).To(Equal(v1alpha1.ReasonPromoted))
+		// promoting runs a promoting run of bot-canary whose 2 records
+		// passed and failed as told, and says what it promoted.
+		promoting := func(name string, passed, failed int32) string {
+			GinkgoHelper()
+			e := versionRun(ns, name, "bot-canary")
+			e.Spec.Promote = ptr.To(true)
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			runID(e)
+			count(e, passed+failed, passed, failed)
+			return promotedCondition(e).Reason
+		}
+		Expect(promoting("failed", 1, 1)).To(Equal(v1alpha1.ReasonNotPassed))
+		Expect(promoting("passed", 2, 0)).To(Equal(v1alpha1.ReasonPromoted))
 		Eventually(productionOf(s)).Should(Equal(v.Status.ID))
 		Expect(s.Annotations).To(HaveKeyWithValue(v1alpha1.ProductionVersionAnnotation, v.Status.ID))
 		Expect(s.Spec.Config.Raw).To(MatchJSON(`{"model":"gpt-4o"}`), "the spec, which GitOps keeps, is not written")
