@@ -114,6 +114,11 @@ const (
 	// when it is Inconclusive. kstatus ignores it; Ready says the run is
 	// finished, whatever its verdict.
 	ConditionPassed = "Passed"
+	// ConditionPromoted (EvaluationRun with spec.promote only) is True once
+	// the run's SystemVersion was made its System's production version,
+	// False when it was not and will not be (the run did not pass, or the
+	// promotion was refused), Unknown while it is retried.
+	ConditionPromoted = "Promoted"
 )
 
 // Condition reasons. Every reason is documented in the README.

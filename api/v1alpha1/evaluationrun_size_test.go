@@ -84,7 +84,7 @@ func boundedStatus(e *evaluationv1alpha1.EvaluationRun) {
 		st.Metrics[i].Unjudged = 10000
 	}
 	st.Conditions = nil
-	for _, t := range []string{"Ready", "Passed", "Reconciling", "Stalled"} {
+	for _, t := range []string{"Ready", "Passed", "Reconciling", "Stalled", "Promoted"} {
 		st.Conditions = append(st.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionFalse, Reason: "Running",
 			Message: long(quote.MaxMessage, "m"), LastTransitionTime: now, ObservedGeneration: 1})
 	}
@@ -116,7 +116,7 @@ var _ = Describe("An EvaluationRun at its bounds", func() {
 			m.BaselinePassRate, m.Difference, m.Pairs = ptr.To(0.8123), ptr.To(-0.0123), ptr.To[int32](10000)
 			m.LowerBound, m.UpperBound, m.Confidence = ptr.To(-0.0457), ptr.To(0.0213), ptr.To(0.999)
 		}
-		e.Status.Verdict = "Passed"
+		e.Status.Verdict, e.Status.BaselineRun = "Passed", long(253, "b")
 		Expect(k8sClient.Status().Update(ctx, e)).To(Succeed())
 		judged := storedSize(e)
 		AddReportEntry("EvaluationRun at its bounds", fmt.Sprintf("scoring %d bytes, judged %d bytes", scoring, judged))

@@ -62,15 +62,26 @@ type MetricPassCriteria struct {
 	MinPassRate float64 `json:"minPassRate"`
 }
 
-// Baseline is the run a run is compared with.
+// Baseline is the run a run is compared with: a run named by runRef, or
+// the last Passed run of the production version of the run's System.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.runRef) != has(self.production)",message="set exactly one of baseline.runRef (a run by name) and baseline.production (the last Passed run of the System's production version)",reason=FieldValueInvalid
 type Baseline struct {
 	// runRef names another EvaluationRun of this namespace, judged on the
 	// same Testset: each Metric is compared on the testcases both runs
 	// decided, paired by testcase. Until it has a verdict this run waits
 	// (within its timeout); one on another Testset, or without the run's
 	// records, makes this run Inconclusive.
-	// +required
-	RunRef ObjectRef `json:"runRef"`
+	// +optional
+	RunRef *ObjectRef `json:"runRef,omitempty"`
+	// production compares the run with the most recent Passed run, in this
+	// namespace and on the same Testset and service, of the production
+	// version of its System (the System of spec.systemVersionRef, as its
+	// status.productionVersionId says when the run is judged). Without
+	// such a run this run is Inconclusive, naming what is missing; it does
+	// not wait for one. status.baselineRun names the run it resolved to.
+	// +optional
+	Production *ProductionBaseline `json:"production,omitempty"`
 	// margin is how far below the baseline's pass rate the lower bound of
 	// the difference may reach for a Metric to count as no worse, 0 to
 	// 0.5. Default 0.05 (five points).
@@ -80,6 +91,10 @@ type Baseline struct {
 	// +kubebuilder:validation:Maximum=0.5
 	Margin *float64 `json:"margin,omitempty"`
 }
+
+// ProductionBaseline selects the last Passed run of the System's
+// production version as the baseline. It has no fields yet.
+type ProductionBaseline struct{}
 
 // PassCriteria are what a run must reach to pass. Each Metric is judged on
 // a confidence bound (docs/evaluationruns.md, "The verdict's rule"): Passed
@@ -144,6 +159,8 @@ type PassCriteria struct {
 // +kubebuilder:validation:XValidation:rule="!(has(self.testsetRef) && has(self.testsetId))",message="set at most one of testsetRef and testsetId",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="has(self.metricRefs) != has(self.metricIds)",message="set exactly one of metricRefs and metricIds",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!(has(self.systemVersionRef) && has(self.systemVersionId))",message="set at most one of systemVersionRef and systemVersionId",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!(has(self.promote) && self.promote) || has(self.systemVersionRef)",message="promote makes the run's SystemVersion its System's production version: name that SystemVersion in systemVersionRef",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.passCriteria) || !has(self.passCriteria.baseline) || !has(self.passCriteria.baseline.production) || has(self.systemVersionRef)",message="passCriteria.baseline.production compares with the production version of the run's System: name the run's SystemVersion in systemVersionRef",reason=FieldValueInvalid
 type EvaluationRunSpec struct {
 	// projectId is the Evaluation Service project of the run.
 	// +required
@@ -183,6 +200,16 @@ type EvaluationRunSpec struct {
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._:-]*$`
 	SystemVersionID string `json:"systemVersionId,omitempty"`
+	// promote, when true, makes the run's SystemVersion (systemVersionRef)
+	// its System's production version once the run is Passed, once: the
+	// operator sets the service's productionVersionId (PATCH
+	// /systems/{id}), or, on a standalone service, where the cluster is
+	// the record, the System's production-version-id annotation; the
+	// System's status.productionVersionId then shows it, and the run's
+	// Promoted condition says what was done. A Failed or Inconclusive run
+	// promotes nothing. Default false.
+	// +optional
+	Promote *bool `json:"promote,omitempty"`
 	// executor is a Job the operator starts once the run exists in the
 	// service, to run the system under test on the run's testcases and
 	// write the records (and any scores the caller gives). Unset, records
@@ -407,6 +434,12 @@ type EvaluationRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=36
 	SystemID string `json:"systemId,omitempty"`
+	// baselineRun is the name of the EvaluationRun this run was compared
+	// with: passCriteria.baseline.runRef's, or the run
+	// passCriteria.baseline.production resolved to when it was judged.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	BaselineRun string `json:"baselineRun,omitempty"`
 	// executorJob is the name of the executor Job, once started.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
@@ -443,7 +476,8 @@ type EvaluationRunStatus struct {
 	Judge *JudgeStatus `json:"judge,omitempty"`
 	// conditions are Ready (finished: the run is judged), Passed (the
 	// verdict: True, False, or Unknown until judged and when
-	// Inconclusive), Reconciling and Stalled.
+	// Inconclusive), Reconciling and Stalled; with spec.promote, Promoted
+	// (True once the System's production version was set).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -60,6 +60,29 @@ func byIDs() map[string]any {
 	return obj
 }
 
+// promoting is a valid EvaluationRun that promotes its SystemVersion.
+func promoting() map[string]any {
+	obj := evaluationRun()
+	spec := obj["spec"].(map[string]any)
+	delete(spec, "systemVersionId")
+	spec["systemVersionRef"] = map[string]any{"name": "support-bot-7f9c"}
+	spec["promote"] = true
+	return obj
+}
+
+// againstProduction is a valid EvaluationRun compared with the last Passed
+// run of its System's production version.
+func againstProduction() map[string]any {
+	obj := promoting()
+	spec := obj["spec"].(map[string]any)
+	delete(spec, "promote")
+	spec["passCriteria"].(map[string]any)["baseline"] = map[string]any{"production": map[string]any{}, "margin": 0.05}
+	return obj
+}
+
+const exactlyOneBaseline = "spec.passCriteria.baseline: Invalid value: set exactly one of baseline.runRef (a run by name) " +
+	"and baseline.production (the last Passed run of the System's production version)"
+
 // refs are n object references with distinct names.
 func refs(n int) []any {
 	out := make([]any, n)
@@ -126,7 +149,18 @@ var _ = Describe("EvaluationRun validation", func() {
 		Entry("a confidence level under 0.5", evaluationRun, set(0.4, "spec", "passCriteria", "confidence"),
 			"spec.passCriteria.confidence: Invalid value: 0.4: spec.passCriteria.confidence in body should be greater than or equal to 0.5"),
 		Entry("a baseline without its run", evaluationRun, unset("spec", "passCriteria", "baseline", "runRef"),
-			`spec.passCriteria.baseline.runRef: Required value`),
+			exactlyOneBaseline),
+		Entry("promoting its SystemVersion is valid", promoting, unchanged),
+		Entry("promote without a systemVersionRef", promoting, unset("spec", "systemVersionRef"),
+			"spec: Invalid value: promote makes the run's SystemVersion its System's production version: "+
+				"name that SystemVersion in systemVersionRef"),
+		Entry("promote false needs no systemVersionRef", evaluationRun, set(false, "spec", "promote")),
+		Entry("a production baseline is valid", againstProduction, unchanged),
+		Entry("a production baseline without a systemVersionRef", againstProduction, unset("spec", "systemVersionRef"),
+			"spec: Invalid value: passCriteria.baseline.production compares with the production version of the run's "+
+				"System: name the run's SystemVersion in systemVersionRef"),
+		Entry("a production baseline and a run", againstProduction,
+			set(map[string]any{"name": "production"}, "spec", "passCriteria", "baseline", "runRef"), exactlyOneBaseline),
 		Entry("a baseline margin over 0.5", evaluationRun, set(0.6, "spec", "passCriteria", "baseline", "margin"),
 			"spec.passCriteria.baseline.margin: Invalid value: 0.6: spec.passCriteria.baseline.margin in body should be less than or equal to 0.5"),
 		Entry("11 trials", evaluationRun, set(11, "spec", "passCriteria", "trials"),

@@ -35,6 +35,8 @@ type ServiceURL string
 // StandaloneService asks for no service at all: the cluster is the system
 // of record for the objects that use it (ids are assigned locally,
 // deletions complete at once).
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.runPassCriteria) || !has(self.runPassCriteria.baseline) || !has(self.runPassCriteria.baseline.production)",message="runPassCriteria.baseline.production compares with the production version of a run's SystemVersion, and the runs the REST server creates name none: use baseline.runRef, or no baseline",fieldPath=".runPassCriteria.baseline",reason=FieldValueInvalid
 type StandaloneService struct {
 	// runPassCriteria are the passCriteria of the EvaluationRuns the REST
 	// server creates for this service's namespaces (POST

@@ -140,6 +140,19 @@ var _ = Describe("EvaluationService validation", func() {
 	It("defaults the limits to the operator's flags", func() {
 		expectCreate(standaloneService, unchanged, nil)
 	})
+
+	DescribeTable("the passCriteria of the runs the REST server creates",
+		func(mutate mutation, wantErrs ...string) {
+			expectCreate(standaloneService, mutate, wantErrs)
+		},
+		Entry("a baseline by name is valid", set(map[string]any{"baseline": map[string]any{"runRef": map[string]any{"name": "prod"}}},
+			"spec", "standalone", "runPassCriteria")),
+		Entry("the production baseline", set(map[string]any{"baseline": map[string]any{"production": map[string]any{}}},
+			"spec", "standalone", "runPassCriteria"),
+			"spec.standalone.runPassCriteria.baseline: Invalid value: runPassCriteria.baseline.production compares with the "+
+				"production version of a run's SystemVersion, and the runs the REST server creates name none: use "+
+				"baseline.runRef, or no baseline"),
+	)
 })
 
 var _ = Describe("ClusterEvaluationService validation", func() {

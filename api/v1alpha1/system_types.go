@@ -315,8 +315,29 @@ const SystemIDAnnotation = Prefix + "system-id"
 // remote id, with MetricIDAnnotation's meaning.
 const SystemVersionIDAnnotation = Prefix + "system-version-id"
 
+// ProductionVersionAnnotation is the SystemVersion id an EvaluationRun
+// with spec.promote last made the System's production version. Where the
+// cluster is the System's record (a standalone service) it is the record of
+// the production version, which status.productionVersionId reports; against
+// a real service the service holds it, and status reports the service's.
+// The operator writes it, never the spec, which GitOps keeps in Git.
+const ProductionVersionAnnotation = Prefix + "production-version-id"
+
 // Reasons of the System and SystemVersion kinds, and of a run's version.
 const (
+	// ReasonPromoted: a Passed run made its SystemVersion the production
+	// version of its System (the run's Promoted condition).
+	ReasonPromoted = "Promoted"
+	// ReasonNotPassed: a run with spec.promote did not pass, so nothing
+	// was promoted.
+	ReasonNotPassed = "NotPassed"
+	// ReasonPromoting: a Passed run's promotion failed for a reason that
+	// may pass (the service unavailable); it is retried with backoff.
+	ReasonPromoting = "Promoting"
+	// ReasonPromotionFailed: a Passed run's promotion cannot be done (its
+	// SystemVersion or System is gone, or the service refused it); the
+	// message says why. It is not retried.
+	ReasonPromotionFailed = "PromotionFailed"
 	// ReasonInvalidConfig: a System's or SystemVersion's config is not a
 	// JSON object of at most SystemConfigMaxBytes; nothing is sent.
 	ReasonInvalidConfig = "InvalidConfig"

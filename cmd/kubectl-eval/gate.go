@@ -67,6 +67,7 @@ type gateOptions struct {
 	version         []string
 	canary          string
 	revision        string
+	promote         bool
 	timeout         time.Duration
 	poll            time.Duration
 }
@@ -75,7 +76,7 @@ func newGateCommand(kube *kubeFlags) *cobra.Command {
 	o := &gateOptions{kube: kube}
 	cmd := &cobra.Command{
 		Use: "gate (-f TEMPLATE | --configmap NAME) [--system NAME [--version KEY=VALUE]... | --system-version-id UUID] " +
-			"[--canary NAME] [--revision REV] [--timeout D]",
+			"[--promote] [--canary NAME] [--revision REV] [--timeout D]",
 		Short: "Run an evaluation and exit with its verdict: 0 Passed, 1 Failed, 2 Inconclusive",
 		Long: `Creates an EvaluationRun from a template (a file, or a ConfigMap key in the
 namespace) under a generated name, waits for the operator's verdict, prints each
@@ -111,6 +112,7 @@ UUID instead.`,
 	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId: the UUID of a SystemVersion kept elsewhere (a release's revision goes in --revision)")
 	f.StringVar(&o.canary, "canary", "", "label the run with the canary it judges (a Rollout's or Canary's name), for its metrics")
 	f.StringVar(&o.revision, "revision", "", "label the run with the release's revision (a pod template hash, a commit), for its metrics")
+	f.BoolVar(&o.promote, "promote", false, "set the run's spec.promote: once it Passed, the operator makes its SystemVersion (spec.systemVersionRef) the System's production version")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")
 	f.DurationVar(&o.poll, "poll-interval", 2*time.Second, "how often the run is read while waiting")
 	return cmd
@@ -195,6 +197,9 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 	run.GenerateName, run.Name = gates.Prefix(run), ""
 	if o.systemVersionID != "" {
 		run.Spec.SystemVersionID, run.Spec.SystemVersionRef = o.systemVersionID, nil
+	}
+	if o.promote {
+		run.Spec.Promote = &o.promote
 	}
 	for label, value := range map[string]string{v1alpha1.CanaryLabel: o.canary, v1alpha1.RevisionLabel: o.revision} {
 		if value == "" {

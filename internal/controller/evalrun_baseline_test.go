@@ -48,32 +48,37 @@ func answers(up *upstream, id string, n, trials int, wrong func(c, t int) bool) 
 	}
 }
 
+// right passes a record unless it answered wrong.
+func right(_ evalapi.Metric, r evalapi.Record) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"score":%t}`, !strings.Contains(string(r.Outputs), "wrong")))
+}
+
+// scored creates e, writes its records (trials of each of 60 testcases)
+// while nothing scores, then lets the service score them all at once: the
+// run completes with every record, not at its Testset's two.
+func scored(up *upstream, e *v1alpha1.EvaluationRun, trials int, wrong func(c, t int) bool) {
+	GinkgoHelper()
+	up.SetScorer(nil)
+	Expect(k8s.Create(rootCtx, e)).To(Succeed())
+	answers(up, runID(e), 60, trials, wrong)
+	up.SetScorer(right)
+}
+
+// allRight answers every trial right.
+func allRight(int, int) bool { return false }
+
 var _ = Describe("EvaluationRun verdicts against a baseline", func() {
 	var (
 		ns string
 		up *upstream
 	)
-	// right passes a record unless it answered wrong.
-	right := func(_ evalapi.Metric, r evalapi.Record) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"score":%t}`, !strings.Contains(string(r.Outputs), "wrong")))
-	}
 	compared := func(name string, trials, minPassing int32) *v1alpha1.EvaluationRun {
 		e := newRun(ns, name, "exact")
-		e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "production"}}
+		e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: &v1alpha1.ObjectRef{Name: "production"}}
 		if trials > 1 {
 			e.Spec.PassCriteria.Trials, e.Spec.PassCriteria.MinPassingTrials = ptr.To(trials), ptr.To(minPassing)
 		}
 		return e
-	}
-	// scored creates e, writes its records while nothing scores, then lets
-	// the service score them all at once: the run completes with every
-	// record, not at its Testset's two.
-	scored := func(e *v1alpha1.EvaluationRun, trials int, wrong func(c, t int) bool) {
-		GinkgoHelper()
-		up.SetScorer(nil)
-		Expect(k8s.Create(rootCtx, e)).To(Succeed())
-		answers(up, runID(e), 60, trials, wrong)
-		up.SetScorer(right)
 	}
 	BeforeEach(func() {
 		ns, up = newFixture()
@@ -85,12 +90,12 @@ var _ = Describe("EvaluationRun verdicts against a baseline", func() {
 
 	It("waits for its baseline, passes a flaky candidate no worse by testcase, and fails one measurably worse", func() {
 		canary := compared("canary", 3, 2)
-		scored(canary, 3, func(c, t int) bool { return c%2 == 0 && t == c%3 }) // 3/3 becomes 2/3 on half the testcases
+		scored(up, canary, 3, func(c, t int) bool { return c%2 == 0 && t == c%3 }) // 3/3 becomes 2/3 on half the testcases
 		Eventually(readyCondition(canary)).Should(And(haveReason(metav1.ConditionFalse, v1alpha1.ReasonRunning),
 			HaveField("Message", ContainSubstring("waiting for baseline run production, which does not exist"))))
 
 		production := newRun(ns, "production", "exact")
-		scored(production, 1, func(int, int) bool { return false })
+		scored(up, production, 1, allRight)
 		Expect(judged(production)).To(Equal(v1alpha1.Verdict("Passed")))
 		Expect(judged(canary)).To(Equal(v1alpha1.Verdict("Passed")), "2 of 3 trials pass every testcase")
 		m := canary.Status.Metrics[0]
@@ -105,7 +110,7 @@ var _ = Describe("EvaluationRun verdicts against a baseline", func() {
 
 		By("a candidate wrong on one testcase in five is Failed")
 		regressed := compared("regressed", 1, 1)
-		scored(regressed, 1, func(c, _ int) bool { return c%5 == 0 })
+		scored(up, regressed, 1, func(c, _ int) bool { return c%5 == 0 })
 		Expect(judged(regressed)).To(Equal(v1alpha1.Verdict("Failed")))
 		Expect(passedCondition(regressed)).To(HaveField("Message", ContainSubstring("Metric exact is worse than the baseline: -0.200")))
 		Expect(regressed.Status.Metrics[0].UpperBound).To(HaveValue(BeNumerically("<", 0)))
@@ -113,7 +118,7 @@ var _ = Describe("EvaluationRun verdicts against a baseline", func() {
 		By("a run naming itself as its baseline is Inconclusive")
 		other := compared("self", 1, 1)
 		other.Spec.PassCriteria.Baseline.RunRef.Name = "self"
-		scored(other, 1, func(int, int) bool { return false })
+		scored(up, other, 1, allRight)
 		Expect(judged(other)).To(Equal(v1alpha1.Verdict("Inconclusive")))
 		Expect(passedCondition(other)).To(HaveField("Message", Equal("the baseline is this run itself")))
 	})

@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -513,6 +514,47 @@ var _ = Describe("EvaluationRun on a standalone service", func() {
 			corev1.EnvVar{Name: "EVAL_API_URL", Value: restURL},
 			corev1.EnvVar{Name: "EVAL_RUN_ID", Value: id},
 			HaveField("ValueFrom.SecretKeyRef.Name", secretName)))
+	})
+
+	It("promotes a Passed run's version in the System's annotation, which the System reports, once", func() {
+		s := newSystem(ns, "bot")
+		Expect(k8s.Create(rootCtx, s)).To(Succeed())
+		v := newSystemVersion(ns, "bot-canary", "bot", `{"image":"sha256:ab"}`)
+		Expect(k8s.Create(rootCtx, v)).To(Succeed())
+		Eventually(readyCondition(v)).Should(beReady)
+		Expect(productionOf(s)(Default)).To(BeEmpty(), "a standalone System has no production version until one is promoted")
+
+		// promoting runs a promoting run of bot-canary whose 2 records
+		// passed and failed as told, and says what it promoted.
+		promoting := func(name string, passed, failed int32) string {
+			GinkgoHelper()
+			e := versionRun(ns, name, "bot-canary")
+			e.Spec.Promote = ptr.To(true)
+			Expect(k8s.Create(rootCtx, e)).To(Succeed())
+			runID(e)
+			count(e, passed+failed, passed, failed)
+			return promotedCondition(e).Reason
+		}
+		Expect(promoting("failed", 1, 1)).To(Equal(v1alpha1.ReasonNotPassed))
+		Expect(promoting("passed", 2, 0)).To(Equal(v1alpha1.ReasonPromoted))
+		Eventually(productionOf(s)).Should(Equal(v.Status.ID))
+		Expect(s.Annotations).To(HaveKeyWithValue(v1alpha1.ProductionVersionAnnotation, v.Status.ID))
+		Expect(s.Spec.Config.Raw).To(MatchJSON(`{"model":"gpt-4o"}`), "the spec, which GitOps keeps, is not written")
+
+		By("the System's reconciles keep the production version: it is not drift")
+		Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+		s.Spec.Description = ptr.To[v1alpha1.Text]("a new description")
+		Expect(k8s.Update(rootCtx, s)).To(Succeed())
+		Eventually(func(g Gomega) int64 {
+			g.Expect(k8s.Get(rootCtx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+			return s.Status.ObservedGeneration
+		}).Should(Equal(s.Generation))
+		Expect(s.Status.ProductionVersionID).To(Equal(v.Status.ID))
+
+		By("an annotation that is no version id records none")
+		Expect(k8s.Patch(rootCtx, s, client.RawPatch(types.MergePatchType, []byte(
+			`{"metadata":{"annotations":{"`+v1alpha1.ProductionVersionAnnotation+`":"`+strings.Repeat("x", 4096)+`"}}}`)))).To(Succeed())
+		Eventually(productionOf(s)).Should(BeEmpty())
 	})
 
 	It("stops a run naming metricIds, which only a real service resolves", func() {

@@ -82,6 +82,28 @@ var _ = Describe("The clients of each kind", func() {
 		Expect(remote.Gone(err)).To(BeTrue(), "a changed config is not the recorded version: %v", err)
 	})
 
+	It("answer a standalone System's production version from its annotation, a version id only", func() {
+		const system, version = "9d2338d4-bf1d-47df-b0d4-ed803e578bd3", "6f1c1d2e-0000-4000-8000-000000000001"
+		spec := &v1alpha1.SystemSpec{Name: "bot", Config: apiextensionsv1.JSON{Raw: []byte(`{}`)}}
+		production := func(annotation string) string {
+			GinkgoHelper()
+			s := &v1alpha1.System{ObjectMeta: meta}
+			if annotation != "" {
+				s.Annotations = map[string]string{v1alpha1.ProductionVersionAnnotation: annotation}
+			}
+			got, err := standalone().System(s).GetSystem(ctx, system, spec)
+			Expect(err).NotTo(HaveOccurred())
+			return got.ProductionVersionID()
+		}
+		Expect(production("")).To(BeEmpty(), "none until a run promotes one")
+		Expect(production(version)).To(Equal(version))
+		Expect(production("not-a-version")).To(BeEmpty(), "a version id is a UUID")
+
+		promoted, err := standalone().System(&v1alpha1.System{ObjectMeta: meta}).Promote(ctx, system, version)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(promoted.ProductionVersionID()).To(Equal(version))
+	})
+
 	It("record a standalone Testset's testcases in its status, and leave a service's to be sent", func() {
 		t := &v1alpha1.Testset{ObjectMeta: meta}
 		_, kept := service().Testset(t).KeptInCluster(3, "sha256:abc")
@@ -133,7 +155,7 @@ var _ = Describe("The clients of each kind", func() {
 			Expect(standalone().Run(e).Unsupported()).To(ContainSubstring("passCriteria.trials"))
 			Expect(service().Run(e).Unsupported()).To(BeEmpty())
 			e = run(0)
-			e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "production"}}
+			e.Spec.PassCriteria.Baseline = &v1alpha1.Baseline{RunRef: &v1alpha1.ObjectRef{Name: "production"}}
 			Expect(standalone().Run(e).Unsupported()).To(ContainSubstring("passCriteria.baseline"))
 			Expect(service().Run(e).Unsupported()).To(BeEmpty())
 		})

@@ -32,7 +32,8 @@ import (
 // it needs no pending-create guard. A standalone service holds nothing: a
 // System's upsert answers the id already recorded, else a new UUID; a
 // version's id is named by its System and config (VersionUUID); a read
-// answers the spec.
+// answers the spec, with the production version the System's
+// ProductionVersionAnnotation records.
 type SystemClient interface {
 	// NeedsFinalizer reports whether deleting the object must delete its
 	// remote System first: by a System's policies, where the service keeps
@@ -51,6 +52,9 @@ type SystemClient interface {
 	GetSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
 	// UpdateSystem gives System id spec's name and description.
 	UpdateSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error)
+	// Promote makes version versionID System id's production version. It
+	// is idempotent: sent again, it sets the same version.
+	Promote(ctx context.Context, id, versionID string) (System, error)
 	// DeleteSystem deletes System id (not its versions).
 	DeleteSystem(ctx context.Context, id string) (bool, error)
 	// UpsertVersion sends spec's version of System systemID, upserted by
@@ -63,14 +67,19 @@ type SystemClient interface {
 // System is a System as a service holds it.
 type System struct {
 	held evalapi.System
-	// local says the cluster is the record of the production version (a
-	// standalone service): the System's status holds it, set through the
-	// REST server's PATCH, and Record leaves it as it is.
-	local bool
 }
 
 // ID is the System's id.
 func (s System) ID() string { return s.held.ID }
+
+// ProductionVersionID is the id of the System's production version, "" if
+// it has none.
+func (s System) ProductionVersionID() string {
+	if s.held.ProductionVersion == nil {
+		return ""
+	}
+	return s.held.ProductionVersion.ID
+}
 
 // Matches reports whether the System has the name and description spec asks for.
 func (s System) Matches(spec *v1alpha1.SystemSpec) bool {
@@ -79,11 +88,7 @@ func (s System) Matches(spec *v1alpha1.SystemSpec) bool {
 
 // Record writes what the service holds of the System into st.
 func (s System) Record(st *v1alpha1.SystemStatus) {
-	production := st.ProductionVersionID
 	convert.SetSystemStatus(st, s.held)
-	if s.local {
-		st.ProductionVersionID = production
-	}
 }
 
 // SystemVersion is a version as a service holds it.
@@ -107,19 +112,24 @@ func (v SystemVersion) Record(st *v1alpha1.SystemVersionStatus) {
 
 // System returns the SystemClient that acts for s in one reconcile.
 func (c *Connection) System(s *v1alpha1.System) SystemClient {
-	return c.systems(s.Spec.DeletesRemote())
+	production := s.Annotations[v1alpha1.ProductionVersionAnnotation]
+	if !v1alpha1.ValidUUID(production) {
+		production = "" // a version id is a UUID: anything else records none
+	}
+	return c.systems(s.Spec.DeletesRemote(), production)
 }
 
 // SystemVersion returns the SystemClient that acts for a version in one
 // reconcile, on its System's connection.
-func (c *Connection) SystemVersion(*v1alpha1.SystemVersion) SystemClient { return c.systems(false) }
+func (c *Connection) SystemVersion(*v1alpha1.SystemVersion) SystemClient { return c.systems(false, "") }
 
 // systems is the SystemClient of one object; finalizes is whether deleting
-// it deletes its remote System, where the service keeps one.
-func (c *Connection) systems(finalizes bool) SystemClient {
+// it deletes its remote System, where the service keeps one; production is
+// the production version the cluster records, where it is the record.
+func (c *Connection) systems(finalizes bool, production string) SystemClient {
 	key := &lazyKey{source: c.key, secrets: c.secrets}
 	if c.local {
-		return standaloneSystems{key: key}
+		return standaloneSystems{key: key, production: production}
 	}
 	return &httpSystems{finalizes: finalizes, http: &httpClient{svc: c.svc, key: key, gate: c.gate, holder: c.holder,
 		flow: c.flow, confirm: &confirmation{check: c.confirm}}}
@@ -177,6 +187,16 @@ func (c *httpSystems) PutSystem(ctx context.Context, id string, spec *v1alpha1.S
 	return s, err
 }
 
+func (c *httpSystems) Promote(ctx context.Context, id, versionID string) (System, error) {
+	key, release, err := c.http.begin(ctx)
+	if err != nil {
+		return System{}, err
+	}
+	defer release()
+	s, err := c.http.svc.UpdateSystem(ctx, key, id, evalapi.SystemUpdate{ProductionVersionID: &versionID})
+	return System{held: s}, err
+}
+
 func (c *httpSystems) DeleteSystem(ctx context.Context, id string) (bool, error) {
 	key, release, err := c.http.begin(ctx)
 	if err != nil {
@@ -207,9 +227,13 @@ func (c *httpSystems) GetVersion(ctx context.Context, _, id string, _ *v1alpha1.
 	return SystemVersion{v}, err
 }
 
-// standaloneSystems answers from the spec: the cluster is the system of
-// record. It checks a named key as the other kinds do.
-type standaloneSystems struct{ key *lazyKey }
+// standaloneSystems answers from the spec and, for a System's production
+// version, from its ProductionVersionAnnotation: the cluster is the system
+// of record. It checks a named key as the other kinds do.
+type standaloneSystems struct {
+	key        *lazyKey
+	production string
+}
 
 func (standaloneSystems) NeedsFinalizer() bool { return false }
 
@@ -217,22 +241,32 @@ func (c standaloneSystems) UpsertSystem(ctx context.Context, spec *v1alpha1.Syst
 	if _, err := c.key.get(ctx); err != nil {
 		return System{}, err
 	}
-	return standaloneSystem(evalapi.NewUUID(), spec), nil
+	return standaloneSystem(evalapi.NewUUID(), spec, c.production), nil
 }
 
 func (c standaloneSystems) PutSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
 	if _, err := c.key.get(ctx); err != nil {
 		return System{}, err
 	}
-	return standaloneSystem(id, spec), nil
+	return standaloneSystem(id, spec, c.production), nil
 }
 
-func (standaloneSystems) GetSystem(_ context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
-	return standaloneSystem(id, spec), nil
+func (c standaloneSystems) GetSystem(_ context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
+	return standaloneSystem(id, spec, c.production), nil
 }
 
-func (standaloneSystems) UpdateSystem(_ context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
-	return standaloneSystem(id, spec), nil
+func (c standaloneSystems) UpdateSystem(_ context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
+	return standaloneSystem(id, spec, c.production), nil
+}
+
+// Promote answers the System with versionID as its production version:
+// the caller records it in the System's ProductionVersionAnnotation, which
+// is the record here.
+func (c standaloneSystems) Promote(ctx context.Context, id, versionID string) (System, error) {
+	if _, err := c.key.get(ctx); err != nil {
+		return System{}, err
+	}
+	return System{held: evalapi.System{ID: id, ProductionVersion: &evalapi.SystemVersion{ID: versionID, SystemID: id}}}, nil
 }
 
 func (standaloneSystems) DeleteSystem(context.Context, string) (bool, error) { return true, nil }
@@ -269,9 +303,13 @@ func (standaloneSystems) GetVersion(_ context.Context, systemID, id string, spec
 	return standaloneVersion(systemID, id, spec), nil
 }
 
-func standaloneSystem(id string, spec *v1alpha1.SystemSpec) System {
+func standaloneSystem(id string, spec *v1alpha1.SystemSpec, production string) System {
 	req := convert.SystemRequestFor(spec)
-	return System{held: evalapi.System{ID: id, Name: req.Name, Description: req.Description}, local: true}
+	s := evalapi.System{ID: id, Name: req.Name, Description: req.Description}
+	if production != "" {
+		s.ProductionVersion = &evalapi.SystemVersion{ID: production, SystemID: id}
+	}
+	return System{held: s}
 }
 
 func standaloneVersion(systemID, id string, spec *v1alpha1.SystemVersionSpec) SystemVersion {

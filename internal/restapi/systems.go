@@ -53,7 +53,7 @@ import (
 // a version is upserted by its config, its id the name-based UUID of its
 // System and config (remote.VersionUUID), so the same config is the same
 // version whatever object holds it. The production version is kept in the
-// System's status.productionVersionId.
+// System's ProductionVersionAnnotation, as a promoting run keeps it.
 
 // The server's reads and updates of Systems and versions; creating and
 // deleting them is only the REST server's, in config/rest/role.yaml.
@@ -316,7 +316,7 @@ func (s *Server) updateSystem(w http.ResponseWriter, r *http.Request) apierror.R
 }
 
 // applySystemUpdate checks u against sys, then writes its name and
-// description to the spec and its production version to the status.
+// description to the spec and its production version to its annotation.
 func (s *Server) applySystemUpdate(ctx context.Context, sys *evaluationv1alpha1.System, u evalapi.SystemUpdate) (
 	*evaluationv1alpha1.System, error) {
 	err := s.systemsKept(ctx, sys)
@@ -375,16 +375,27 @@ func (s *Server) editSystem(ctx context.Context, sys *evaluationv1alpha1.System,
 	})
 }
 
-// setProduction records id as sys's production version, in its status.
+// setProduction records id as sys's production version where the cluster
+// is its record: in its ProductionVersionAnnotation, as a promoting run
+// does, which the System's reconciler reports in status.
 func (s *Server) setProduction(ctx context.Context, sys *evaluationv1alpha1.System, id string) (*evaluationv1alpha1.System, error) {
 	sys = sys.DeepCopy()
 	return sys, s.retryWrite(ctx, sys, systemKind, systemNotFound(), func() error {
-		if sys.Status.ProductionVersionID == id {
+		if productionOf(sys) == id {
 			return nil
 		}
-		sys.Status.ProductionVersionID = id
-		return s.opts.Client.Status().Update(ctx, sys)
+		metav1.SetMetaDataAnnotation(&sys.ObjectMeta, evaluationv1alpha1.ProductionVersionAnnotation, id)
+		return s.opts.Client.Update(ctx, sys)
 	})
+}
+
+// productionOf is sys's production version: the one the cluster records
+// before its reconciler reports it, else the one its status reports.
+func productionOf(sys *evaluationv1alpha1.System) string {
+	if id := sys.Annotations[evaluationv1alpha1.ProductionVersionAnnotation]; evaluationv1alpha1.ValidUUID(id) {
+		return id
+	}
+	return sys.Status.ProductionVersionID
 }
 
 // retryWrite runs write, which writes obj, an object of kind, reading obj
@@ -644,7 +655,7 @@ func (s *Server) systemAnswer(ctx context.Context, sys *evaluationv1alpha1.Syste
 	for _, v := range versions {
 		answer.Versions = append(answer.Versions, evalapi.VersionRef{ID: v.RecordedID(), Name: versionName(v)})
 	}
-	if id := sys.Status.ProductionVersionID; id != "" {
+	if id := productionOf(sys); id != "" {
 		v, err := s.versionWithID(ctx, sys.Namespace, id)
 		if err != nil {
 			return answer, err

@@ -76,16 +76,28 @@ func (r *Reconciler) lifecycle() *kit.Lifecycle[*v1alpha1.EvaluationRun, remote.
 	}
 }
 
-// steps takes the run a step towards its verdict, or, once judged, holds
-// it until its ttlSecondsAfterFinished.
+// steps takes the run a step towards its verdict, or, once judged,
+// promotes its version if it asks to (in the reconcile that judged it, so
+// the verdict and the promotion are written together) and holds it until
+// its ttlSecondsAfterFinished.
 func (r *Reconciler) steps(ctx context.Context, s *scope) (kit.Outcome, ctrl.Result, error) {
 	e := s.Obj
-	if e.Status.Verdict == "" {
-		return r.step(ctx, s)
+	judgedNow := e.Status.Verdict == ""
+	if judgedNow {
+		o, res, err := r.step(ctx, s)
+		if e.Status.Verdict == "" || err != nil {
+			return o, res, err
+		}
 	}
-	if gone, err := r.expired(ctx, e); gone || err != nil {
-		s.Unsaid()
-		return kit.Outcome{}, ctrl.Result{}, err
+	if after, err := r.promote(ctx, e); after > 0 || err != nil {
+		return finished(e), ctrl.Result{RequeueAfter: after}, err
+	}
+	// A verdict is written before its TTL can delete the run.
+	if !judgedNow {
+		if gone, err := r.expired(ctx, e); gone || err != nil {
+			s.Unsaid()
+			return kit.Outcome{}, ctrl.Result{}, err
+		}
 	}
 	return finished(e), ttlRequeue(e, r.Clock.Now()), nil
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/controller/kit"
+	"github.com/eval-operator/eval-operator/internal/verdict"
 )
 
 // refIndex indexes EvaluationRuns not created yet by the Testset, Metrics
@@ -36,6 +37,10 @@ import (
 // "SystemVersion/name"): one of them becoming
 // Ready wakes the runs waiting for it.
 const refIndex = ".spec.refs"
+
+// passedVersionIndex indexes Passed EvaluationRuns by the system version
+// they judged: a production baseline is the latest of its version's.
+const passedVersionIndex = ".status.passedVersion"
 
 // Setup registers the EvaluationRun reconciler with mgr, with workers
 // reconciles in parallel.
@@ -60,6 +65,17 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 		})
 	if err != nil {
 		return fmt.Errorf("indexing EvaluationRuns by the objects they name: %w", err)
+	}
+	err = mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.EvaluationRun{}, passedVersionIndex,
+		func(obj client.Object) []string {
+			e := obj.(*v1alpha1.EvaluationRun)
+			if e.Status.Verdict != verdict.Passed || e.Status.SystemVersionID == "" {
+				return nil
+			}
+			return []string{e.Status.SystemVersionID}
+		})
+	if err != nil {
+		return fmt.Errorf("indexing EvaluationRuns by the version they passed: %w", err)
 	}
 	return kit.Register(mgr, b, workers, kit.Kind{
 		Object: &v1alpha1.EvaluationRun{}, List: &v1alpha1.EvaluationRunList{}, Reconciler: (&Reconciler{Base: b}).lifecycle(),

@@ -158,7 +158,7 @@ func TestCriteriaOf(t *testing.T) {
 		t.Errorf("defaults: %+v", c)
 	}
 	e.Spec.PassCriteria = v1alpha1.PassCriteria{Confidence: ptr.To(0.99), Trials: ptr.To[int32](3),
-		MinPassingTrials: ptr.To[int32](2), Baseline: &v1alpha1.Baseline{RunRef: v1alpha1.ObjectRef{Name: "prod"}}}
+		MinPassingTrials: ptr.To[int32](2), Baseline: &v1alpha1.Baseline{RunRef: &v1alpha1.ObjectRef{Name: "prod"}}}
 	if c := criteriaOf(e); c.Level != 0.99 || c.Trials != (verdict.Trials{N: 3, MinPassing: 2}) || c.Margin != defaultMargin {
 		t.Errorf("stated: %+v", c)
 	}

@@ -45,7 +45,7 @@ func Setup(mgr ctrl.Manager, b kit.Base, workers int) error {
 	err = kit.Register(mgr, b, workers, kit.Kind{
 		Object: &v1alpha1.System{}, List: &v1alpha1.SystemList{}, Reconciler: (&Reconciler{Base: b}).lifecycle(),
 		Predicates: predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, kit.PersonControlled,
-			kit.IDEdited(v1alpha1.SystemIDAnnotation)),
+			kit.IDEdited(v1alpha1.SystemIDAnnotation), kit.IDEdited(v1alpha1.ProductionVersionAnnotation)),
 	})
 	if err != nil {
 		return err

@@ -44,6 +44,8 @@ type storedSystem struct {
 	system    evalapi.System
 	// versions are its versions' ids, oldest first.
 	versions []string
+	// promotions counts the PATCHes that set its production version.
+	promotions int
 }
 
 // systemStore holds the Systems and versions. Callers hold the Server's lock.
@@ -117,6 +119,17 @@ func (s *Server) projectSystems(projectID string) []*storedSystem {
 	}
 	slices.SortFunc(all, func(a, b *storedSystem) int { return a.seq - b.seq })
 	return all
+}
+
+// Promotions counts the PATCHes that set System id's production version
+// (productionVersionId), whatever version they set.
+func (s *Server) Promotions(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.systems.systems[id]; ok {
+		return st.promotions
+	}
+	return 0
 }
 
 // SystemVersions returns every version the Server holds, oldest first.
@@ -300,6 +313,7 @@ func (s *Server) updateSystem(r *http.Request, body []byte, tenant int) (func() 
 				return invalid(fieldError{Field: "productionVersionId", Message: "productionVersionId is not a version of this system"})
 			}
 			st.system.ProductionVersion = &evalapi.SystemVersion{ID: *req.ProductionVersionID}
+			st.promotions++
 		}
 		if req.Name != nil {
 			for _, other := range s.systems.systems {
