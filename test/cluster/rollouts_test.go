@@ -316,10 +316,10 @@ type rolloutStatus struct {
 	PauseReasons           []string
 }
 
-func rolloutOf(ctx context.Context, g Gomega, ns string) rolloutStatus {
+func rolloutOf(ctx context.Context, g Gomega, ns, name string) rolloutStatus {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(rolloutGVK)
-	g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-assistant"}, u)).To(Succeed())
+	g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)).To(Succeed())
 	s := rolloutStatus{}
 	s.Phase, _, _ = unstructured.NestedString(u.Object, "status", "phase")
 	s.Stable, _, _ = unstructured.NestedString(u.Object, "status", "stableRS")
@@ -373,7 +373,7 @@ func expectExecutorsSucceeded(ctx context.Context, ns string, runs map[string]v1
 // the runs, the analysis, and every pod's log.
 func dumpNamespace(ctx context.Context, ns string) {
 	out, _, _ := framework.Run(ctx, nil, framework.Tool("KUBECTL", "kubectl"), "--kubeconfig", kubeconfig, "get", "-n", ns,
-		"-o", "yaml", "evaluationruns,analysisruns,jobs")
+		"-o", "yaml", "metrics,testsets,evaluationruns,rollouts,analysisruns,jobs")
 	GinkgoWriter.Printf("%s\n", out)
 	var pods corev1.PodList
 	if k8s.List(ctx, &pods, client.InNamespace(ns)) != nil {
@@ -515,7 +515,7 @@ func canaries() {
 			kubectl(ctx, release("2").objects(), "apply", "-n", ns, "-f", "-")
 			var v2 rolloutStatus
 			Eventually(func(g Gomega) {
-				v2 = rolloutOf(ctx, g, ns)
+				v2 = rolloutOf(ctx, g, ns, "support-assistant")
 				switch {
 				case v2.Aborted:
 					StopTrying("the canary of v2 was aborted").Now()
@@ -532,12 +532,14 @@ func canaries() {
 			Expect(runs[v2.Current].Status.Verdict).To(BeEquivalentTo("Inconclusive"))
 			Expect(runs[v2.Current].Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Passed", BeEquivalentTo(3)))))
 			// Paused stays paused: the analysis is not measured into an abort.
-			Consistently(func(g Gomega) rolloutStatus { return rolloutOf(ctx, g, ns) }).
+			Consistently(func(g Gomega) rolloutStatus { return rolloutOf(ctx, g, ns, "support-assistant") }).
 				WithTimeout(10 * time.Second).WithPolling(2 * time.Second).Should(And(
 				HaveField("Phase", "Paused"), HaveField("Aborted", BeFalse())))
 			Expect(runs).To(HaveLen(1), "one run for the revision, however often it was measured")
 			expectExecutorsSucceeded(ctx, ns, runs)
 		})
+
+		gitopsLoop()
 	})
 }
 
@@ -615,7 +617,7 @@ func startAtV1(ctx context.Context, ns string, c canary) rolloutStatus {
 	kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq")
 	var v1 rolloutStatus
 	Eventually(func(g Gomega) {
-		v1 = rolloutOf(ctx, g, ns)
+		v1 = rolloutOf(ctx, g, ns, "support-assistant")
 		g.Expect(v1.Phase).To(Equal("Healthy"))
 	}).Should(Succeed())
 	return v1
@@ -628,7 +630,7 @@ func promote(ctx context.Context, ns string, c canary) rolloutStatus {
 	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
 	var s rolloutStatus
 	Eventually(func(g Gomega) {
-		s = rolloutOf(ctx, g, ns)
+		s = rolloutOf(ctx, g, ns, "support-assistant")
 		if s.Aborted {
 			StopTrying("the canary of v" + c.version + " was aborted").Now()
 		}
@@ -646,7 +648,7 @@ func abort(ctx context.Context, ns string, stable rolloutStatus, c canary) rollo
 	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
 	var s rolloutStatus
 	Eventually(func(g Gomega) {
-		s = rolloutOf(ctx, g, ns)
+		s = rolloutOf(ctx, g, ns, "support-assistant")
 		g.Expect(s.Current).NotTo(Equal(stable.Current))
 		g.Expect(s.Aborted).To(BeTrue())
 		g.Expect(runsOf(ctx, g, ns)).To(HaveKey(s.Current))
