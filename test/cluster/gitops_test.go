@@ -118,8 +118,8 @@ func gitopsLoop() {
 			if CurrentSpecReport().Failed() {
 				dumpNamespace(ctx, gitopsService)
 			}
-			kubectl(ctx, nil, "delete", "--ignore-not-found", "namespace", gitopsService, "--wait=false")
-			kubectl(ctx, nil, "delete", "--ignore-not-found", "clusterevaluationservice", "default")
+			deleteNamespace(ctx, gitopsService)
+			kubectl(ctx, nil, "delete", "--ignore-not-found", "--timeout=2m", "clusterevaluationservice", "default")
 		})
 		connection, v1 := gitopsRelease(ctx, key, "1")
 		kubectl(ctx, connection, "apply", "-f", "-")

@@ -604,9 +604,20 @@ func canaryNamespace(ctx context.Context, prefix string) string {
 		if CurrentSpecReport().Failed() {
 			dumpNamespace(ctx, ns)
 		}
-		kubectl(ctx, nil, "delete", "namespace", ns, "--wait=false")
+		deleteNamespace(ctx, ns)
 	})
 	return ns
+}
+
+// deleteNamespace deletes an application's namespace, its evaluation
+// objects first: deleted with the namespace, they could lose their key
+// Secret before they delete their remote objects, and keep the namespace
+// Terminating.
+func deleteNamespace(ctx context.Context, ns string) {
+	GinkgoHelper()
+	kubectl(ctx, nil, "delete", "-n", ns, "--ignore-not-found", "--timeout=2m",
+		"evaluationruns,metrics,testsets,systemversions,systems", "--all")
+	kubectl(ctx, nil, "delete", "--ignore-not-found", "namespace", ns, "--wait=false")
 }
 
 // startAtV1 applies the first release and waits until its Rollout is
