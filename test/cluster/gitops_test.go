@@ -127,14 +127,14 @@ func gitopsLoop() {
 		kubectl(ctx, v1, "apply", "-f", "-")
 		kubectl(ctx, nil, "wait", "-n", gitopsService, "--for=condition=Ready", "--timeout=2m", "metrics", "--all")
 		kubectl(ctx, nil, "wait", "-n", gitopsService, "--for=condition=Ready", "--timeout=2m", "testsets", "--all")
-		Eventually(func(g Gomega) string { return rolloutOf(ctx, g, gitopsService, gitopsService).Phase }).Should(Equal("Healthy"))
+		Eventually(func(g Gomega) string { return rolloutOf(ctx, g, gitopsService).Phase }).Should(Equal("Healthy"))
 
 		By("a new release passes its gate: both Metrics, the executor's check and the service's ai score, pass on every testcase")
 		_, v2objects := gitopsRelease(ctx, key, "2")
 		kubectl(ctx, v2objects, "apply", "-f", "-")
 		var v2 rolloutStatus
 		Eventually(func(g Gomega) {
-			v2 = rolloutOf(ctx, g, gitopsService, gitopsService)
+			v2 = rolloutOf(ctx, g, gitopsService)
 			if v2.Aborted {
 				StopTrying("the canary of the new release was aborted").Now()
 			}

@@ -316,10 +316,12 @@ type rolloutStatus struct {
 	PauseReasons           []string
 }
 
-func rolloutOf(ctx context.Context, g Gomega, ns, name string) rolloutStatus {
+// rolloutOf is the status of Rollout support-assistant, the name of the
+// canary of every spec (and of examples/gitops' service).
+func rolloutOf(ctx context.Context, g Gomega, ns string) rolloutStatus {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(rolloutGVK)
-	g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)).To(Succeed())
+	g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-assistant"}, u)).To(Succeed())
 	s := rolloutStatus{}
 	s.Phase, _, _ = unstructured.NestedString(u.Object, "status", "phase")
 	s.Stable, _, _ = unstructured.NestedString(u.Object, "status", "stableRS")
@@ -419,15 +421,13 @@ func canaries() {
 			By("v2 answers right: its run Passes and the canary is promoted")
 			v2 := promote(ctx, ns, release("right", "2"))
 			passed := runsOf(ctx, Default, ns)[v2.Current]
-			Expect(passed.Status.Verdict).To(BeEquivalentTo("Passed"))
-			Expect(passed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Passed", BeEquivalentTo(3)))))
+			expectVerdict(passed, "Passed", "Passed")
 
 			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
 			v3 := abort(ctx, ns, v2, release("wrong", "3"))
 			runs := runsOf(ctx, Default, ns)
 			failed := runs[v3.Current]
-			Expect(failed.Status.Verdict).To(BeEquivalentTo("Failed"))
-			Expect(failed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Failed", BeEquivalentTo(3)))))
+			expectVerdict(failed, "Failed", "Failed")
 			Expect(runs).To(HaveLen(2), "one run per revision judged")
 			expectExecutorsSucceeded(ctx, ns, runs)
 		})
@@ -463,16 +463,14 @@ func canaries() {
 			By("v2 answers right: the executor's records and scores in the service make its run Pass, and the canary is promoted")
 			v2 := promote(ctx, ns, release("right", "2"))
 			passed := runsOf(ctx, Default, ns)[v2.Current]
-			Expect(passed.Status.Verdict).To(BeEquivalentTo("Passed"))
-			Expect(passed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Passed", BeEquivalentTo(3)))))
+			expectVerdict(passed, "Passed", "Passed")
 			expectLinked(ctx, ns, passed, "support-assistant-v2")
 
 			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
 			v3 := abort(ctx, ns, v2, release("wrong", "3"))
 			runs := runsOf(ctx, Default, ns)
 			failed := runs[v3.Current]
-			Expect(failed.Status.Verdict).To(BeEquivalentTo("Failed"))
-			Expect(failed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Failed", BeEquivalentTo(3)))))
+			expectVerdict(failed, "Failed", "Failed")
 			expectLinked(ctx, ns, failed, "support-assistant-v3")
 			Expect(runs).To(HaveLen(2), "one run per revision judged")
 			expectExecutorsSucceeded(ctx, ns, runs)
@@ -515,7 +513,7 @@ func canaries() {
 			kubectl(ctx, release("2").objects(), "apply", "-n", ns, "-f", "-")
 			var v2 rolloutStatus
 			Eventually(func(g Gomega) {
-				v2 = rolloutOf(ctx, g, ns, "support-assistant")
+				v2 = rolloutOf(ctx, g, ns)
 				switch {
 				case v2.Aborted:
 					StopTrying("the canary of v2 was aborted").Now()
@@ -529,10 +527,9 @@ func canaries() {
 			Expect(v2.Stable).To(Equal(v1.Current), "the stable revision is still v1")
 			runs := runsOf(ctx, Default, ns)
 			Expect(runs).To(HaveKey(v2.Current))
-			Expect(runs[v2.Current].Status.Verdict).To(BeEquivalentTo("Inconclusive"))
-			Expect(runs[v2.Current].Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Passed", BeEquivalentTo(3)))))
+			expectVerdict(runs[v2.Current], "Inconclusive", "Passed")
 			// Paused stays paused: the analysis is not measured into an abort.
-			Consistently(func(g Gomega) rolloutStatus { return rolloutOf(ctx, g, ns, "support-assistant") }).
+			Consistently(func(g Gomega) rolloutStatus { return rolloutOf(ctx, g, ns) }).
 				WithTimeout(10 * time.Second).WithPolling(2 * time.Second).Should(And(
 				HaveField("Phase", "Paused"), HaveField("Aborted", BeFalse())))
 			Expect(runs).To(HaveLen(1), "one run for the revision, however often it was measured")
@@ -575,6 +572,14 @@ spec:
     answers: %[1]s
     version: "%[2]s"
 `, answers, version, assistantImage)
+}
+
+// expectVerdict checks run's verdict, and that its one Metric, exact-answer,
+// counted the 3 testcases as counted (Passed or Failed).
+func expectVerdict(run v1alpha1.EvaluationRun, verdict, counted string) {
+	GinkgoHelper()
+	Expect(run.Status.Verdict).To(BeEquivalentTo(verdict))
+	Expect(run.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField(counted, BeEquivalentTo(3)))))
 }
 
 // expectLinked checks that run, judged, names SystemVersion version in the
@@ -628,7 +633,7 @@ func startAtV1(ctx context.Context, ns string, c canary) rolloutStatus {
 	kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq")
 	var v1 rolloutStatus
 	Eventually(func(g Gomega) {
-		v1 = rolloutOf(ctx, g, ns, "support-assistant")
+		v1 = rolloutOf(ctx, g, ns)
 		g.Expect(v1.Phase).To(Equal("Healthy"))
 	}).Should(Succeed())
 	return v1
@@ -641,7 +646,7 @@ func promote(ctx context.Context, ns string, c canary) rolloutStatus {
 	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
 	var s rolloutStatus
 	Eventually(func(g Gomega) {
-		s = rolloutOf(ctx, g, ns, "support-assistant")
+		s = rolloutOf(ctx, g, ns)
 		if s.Aborted {
 			StopTrying("the canary of v" + c.version + " was aborted").Now()
 		}
@@ -659,7 +664,7 @@ func abort(ctx context.Context, ns string, stable rolloutStatus, c canary) rollo
 	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
 	var s rolloutStatus
 	Eventually(func(g Gomega) {
-		s = rolloutOf(ctx, g, ns, "support-assistant")
+		s = rolloutOf(ctx, g, ns)
 		g.Expect(s.Current).NotTo(Equal(stable.Current))
 		g.Expect(s.Aborted).To(BeTrue())
 		g.Expect(runsOf(ctx, g, ns)).To(HaveKey(s.Current))
