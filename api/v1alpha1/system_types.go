@@ -370,6 +370,9 @@ func (s *System) RecordedID() string {
 // Allows reports whether the spec's managementPolicies allow action a.
 func (s *SystemSpec) Allows(a ManagementAction) bool { return policies(s.ManagementPolicies).allows(a) }
 
+// PoliciesString is managementPolicies as a user wrote them, for messages.
+func (s *SystemSpec) PoliciesString() string { return policies(s.ManagementPolicies).String() }
+
 // DeletesRemote reports whether deleting the System deletes its remote System.
 func (s *SystemSpec) DeletesRemote() bool {
 	return policies(s.ManagementPolicies).deletesRemote(s.DeletionPolicy)
@@ -388,6 +391,9 @@ func (v *SystemVersion) RecordedID() string {
 func (s *SystemVersionSpec) Allows(a ManagementAction) bool {
 	return policies(s.ManagementPolicies).allows(a)
 }
+
+// PoliciesString is managementPolicies as a user wrote them, for messages.
+func (s *SystemVersionSpec) PoliciesString() string { return policies(s.ManagementPolicies).String() }
 
 // ValidUUID reports whether id is a UUID, as the service's System and
 // SystemVersion ids are.

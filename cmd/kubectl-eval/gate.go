@@ -63,6 +63,8 @@ type gateOptions struct {
 	configMap       string
 	key             string
 	systemVersionID string
+	system          string
+	version         []string
 	canary          string
 	revision        string
 	timeout         time.Duration
@@ -72,7 +74,8 @@ type gateOptions struct {
 func newGateCommand(kube *kubeFlags) *cobra.Command {
 	o := &gateOptions{kube: kube}
 	cmd := &cobra.Command{
-		Use:   "gate (-f TEMPLATE | --configmap NAME) [--system-version-id ID] [--canary NAME] [--revision REV] [--timeout D]",
+		Use: "gate (-f TEMPLATE | --configmap NAME) [--system NAME [--version KEY=VALUE]... | --system-version-id UUID] " +
+			"[--canary NAME] [--revision REV] [--timeout D]",
 		Short: "Run an evaluation and exit with its verdict: 0 Passed, 1 Failed, 2 Inconclusive",
 		Long: `Creates an EvaluationRun from a template (a file, or a ConfigMap key in the
 namespace) under a generated name, waits for the operator's verdict, prints each
@@ -86,7 +89,14 @@ Rollouts or Kargo AnalysisTemplate with the job provider): a non-zero exit fails
 the step. The template's metadata.name is the prefix of the generated name.
 --canary and --revision label the run (evaluation.eval-operator.dev/canary and
 /revision); the run's verdict and pass-ratio gauges carry them, with its
-systemVersionId, so a query picks a release without knowing the run's name.`,
+systemVersionId, so a query picks a release without knowing the run's name.
+--system names the System (of the namespace) the release is a version of:
+gate upserts the release's SystemVersion, named after the System and a hash
+of its config (--revision as key "revision", and each --version KEY=VALUE),
+owned by the System, and the run names it in spec.systemVersionRef, so the
+verdict is linked to the version it judged. The same config is the same
+SystemVersion. --system-version-id names a version kept elsewhere by its
+UUID instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())
@@ -96,7 +106,9 @@ systemVersionId, so a query picks a release without knowing the run's name.`,
 	f.StringVarP(&o.file, "filename", "f", "", "the EvaluationRun template, a YAML file (- reads standard input)")
 	f.StringVar(&o.configMap, "configmap", "", "a ConfigMap of the namespace holding the template")
 	f.StringVar(&o.key, "key", gates.TemplateKey, "the ConfigMap's key holding the template")
-	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId: a SystemVersion's id, a UUID against a real service (label a release with --revision)")
+	f.StringVar(&o.system, "system", "", "the System the release is a version of: upsert its SystemVersion from --revision and --version, and name it in the run's spec.systemVersionRef")
+	f.StringArrayVar(&o.version, "version", nil, "KEY=VALUE of what identifies the release (an image, a model), with --system; repeat for each key")
+	f.StringVar(&o.systemVersionID, "system-version-id", "", "set the run's spec.systemVersionId: the UUID of a SystemVersion kept elsewhere (a release's revision goes in --revision)")
 	f.StringVar(&o.canary, "canary", "", "label the run with the canary it judges (a Rollout's or Canary's name), for its metrics")
 	f.StringVar(&o.revision, "revision", "", "label the run with the release's revision (a pod template hash, a commit), for its metrics")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the verdict (default: the run's spec.timeout plus 5m)")
@@ -113,6 +125,10 @@ func (o *gateOptions) run(ctx context.Context, out io.Writer) error {
 	if (o.file == "") == (o.configMap == "") {
 		return usageError(errors.New("give exactly one of -f and --configmap"))
 	}
+	release, err := o.release()
+	if err != nil {
+		return err
+	}
 	c, ns, err := o.kube.client()
 	if err != nil {
 		return gateExit(gateInconclusive, "%w", err)
@@ -120,6 +136,11 @@ func (o *gateOptions) run(ctx context.Context, out io.Writer) error {
 	run, err := o.template(ctx, c, ns)
 	if err != nil {
 		return err
+	}
+	if release != nil {
+		if err := linkVersion(ctx, c, run, *release, out); err != nil {
+			return err
+		}
 	}
 	if err := c.Create(ctx, run); err != nil {
 		return gateExit(gateInconclusive, "creating the EvaluationRun: %w", err)
@@ -173,7 +194,7 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 	}
 	run.GenerateName, run.Name = gates.Prefix(run), ""
 	if o.systemVersionID != "" {
-		run.Spec.SystemVersionID = o.systemVersionID
+		run.Spec.SystemVersionID, run.Spec.SystemVersionRef = o.systemVersionID, nil
 	}
 	for label, value := range map[string]string{v1alpha1.CanaryLabel: o.canary, v1alpha1.RevisionLabel: o.revision} {
 		if value == "" {
@@ -188,6 +209,77 @@ func (o *gateOptions) template(ctx context.Context, c client.Client, ns string) 
 		run.Labels[label] = value
 	}
 	return run, nil
+}
+
+// release is the release --system, --revision and --version name, or nil
+// without --system; what the flags get wrong is refused before anything is
+// read or created.
+func (o *gateOptions) release() (*gates.Release, error) {
+	switch {
+	case o.systemVersionID != "" && o.system != "":
+		return nil, usageError(errors.New("give --system (the version is derived from the release) or " +
+			"--system-version-id (a version kept elsewhere), not both"))
+	case o.systemVersionID != "" && !v1alpha1.ValidUUID(o.systemVersionID):
+		return nil, usageError(fmt.Errorf("--system-version-id %q is not a UUID: a SystemVersion's id is one "+
+			"(a release's revision goes in --revision; --system derives its SystemVersion)", o.systemVersionID))
+	case o.system == "" && len(o.version) > 0:
+		return nil, usageError(errors.New("--version needs --system: the System the release is a version of"))
+	case o.system == "":
+		return nil, nil
+	}
+	version := make(map[string]string, len(o.version))
+	for _, kv := range o.version {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usageError(fmt.Errorf("--version %q: want KEY=VALUE", kv))
+		}
+		if _, dup := version[k]; dup {
+			return nil, usageError(fmt.Errorf("--version %s is given twice", k))
+		}
+		version[k] = v
+	}
+	r, errs := gates.ReleaseOf(o.system, "revision", o.revision, version)
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = flagOf(e.Field) + " " + e.Message
+		}
+		return nil, usageError(errors.New(strings.Join(msgs, "; ")))
+	}
+	return &r, nil
+}
+
+// flagOf names the flag of a release's field.
+func flagOf(field string) string {
+	switch {
+	case field == "system":
+		return "--system"
+	case field == "version.revision":
+		return "--revision"
+	case strings.HasPrefix(field, "version."):
+		return "--version " + strings.TrimPrefix(field, "version.")
+	}
+	return "--version"
+}
+
+// linkVersion upserts the release's SystemVersion in the run's namespace
+// and names it in the run.
+func linkVersion(ctx context.Context, c client.Client, run *v1alpha1.EvaluationRun, r gates.Release, out io.Writer) error {
+	create := func(ctx context.Context, v *v1alpha1.SystemVersion) error { return c.Create(ctx, v) }
+	v, created, err := gates.UpsertVersion(ctx, c, create, run.Namespace, r)
+	switch {
+	case errors.Is(err, gates.ErrSystemNotFound), errors.Is(err, gates.ErrVersionNameTaken):
+		return usageError(err)
+	case err != nil:
+		return gateExit(gateInconclusive, "upserting the release's SystemVersion: %w", err)
+	}
+	how := "unchanged"
+	if created {
+		how = "created"
+	}
+	fmt.Fprintf(out, "systemversion/%s %s in %s\n", v.Name, how, v.Namespace)
+	run.Spec.SystemVersionRef, run.Spec.SystemVersionID = &v1alpha1.ObjectRef{Name: v.Name}, ""
+	return nil
 }
 
 func runTimeout(e *v1alpha1.EvaluationRun) time.Duration {

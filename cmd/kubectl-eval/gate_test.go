@@ -27,6 +27,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -119,12 +120,13 @@ var _ = Describe("kubectl eval gate", func() {
 		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gate"},
 			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
 		go judge(ctx, ns, verdictStatus("Passed", metav1.ConditionTrue, "every judged Metric reached its minimum pass rate"))
-		_, _, err := run(ctx, nil, "gate", "-n", ns, "--configmap", "gate", "--system-version-id", "rev-abc123",
+		const id = "0b9c3f7e-4d2a-4c1e-9f3b-2a6d8e1c5b70"
+		_, _, err := run(ctx, nil, "gate", "-n", ns, "--configmap", "gate", "--system-version-id", id,
 			"--canary", "support-assistant", "--revision", "7c9f8d6b5", "--poll-interval", "100ms")
 		Expect(err).NotTo(HaveOccurred())
 		var l v1alpha1.EvaluationRunList
 		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-		Expect(l.Items[0].Spec.SystemVersionID).To(Equal("rev-abc123"))
+		Expect(l.Items[0].Spec.SystemVersionID).To(Equal(id))
 		Expect(l.Items[0].Labels).To(And(HaveKeyWithValue(v1alpha1.CanaryLabel, "support-assistant"),
 			HaveKeyWithValue(v1alpha1.RevisionLabel, "7c9f8d6b5")))
 
@@ -134,6 +136,73 @@ var _ = Describe("kubectl eval gate", func() {
 		Expect(err).To(MatchError(ContainSubstring(`label evaluation.eval-operator.dev/revision="refs/heads/main"`)))
 		Expect(k8s.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 		Expect(l.Items).To(HaveLen(1))
+	})
+
+	It("upserts the release's SystemVersion and links the run to it: the same release, the same version", func(ctx SpecContext) {
+		Expect(k8s.Create(ctx, &v1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "support-assistant"},
+			Spec: v1alpha1.SystemSpec{ProjectID: "proj_support", Name: "Support assistant",
+				Config: apiextensionsv1.JSON{Raw: []byte(`{"model":"gpt-4o"}`)}}})).To(Succeed())
+		system := &v1alpha1.System{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-assistant"}, system)).To(Succeed())
+		gate := func(first, second string) (string, error) {
+			go judge(ctx, ns, verdictStatus("Passed", metav1.ConditionTrue, "every judged Metric reached its minimum pass rate"))
+			args := []string{"gate", "-n", ns, "-f", template, "--system", "support-assistant", "--revision", "7c9f8d6b5",
+				"--poll-interval", "100ms", "--version", first, "--version", second}
+			out, _, err := run(ctx, nil, args...)
+			return out, err
+		}
+		out, err := gate("image=registry.example.com/support-assistant:v42", "model=gpt-4o")
+		Expect(err).NotTo(HaveOccurred())
+		var versions v1alpha1.SystemVersionList
+		Expect(k8s.List(ctx, &versions, client.InNamespace(ns))).To(Succeed())
+		Expect(versions.Items).To(HaveLen(1))
+		v := versions.Items[0]
+		Expect(out).To(ContainSubstring("systemversion/" + v.Name + " created in " + ns))
+		Expect(v.Name).To(MatchRegexp(`^support-assistant-[0-9a-f]{10}$`))
+		Expect(v.Spec.SystemRef.Name).To(Equal("support-assistant"))
+		Expect(v.Spec.Config.Raw).To(MatchJSON(`{"image":"registry.example.com/support-assistant:v42","model":"gpt-4o","revision":"7c9f8d6b5"}`))
+		Expect(v.OwnerReferences).To(ConsistOf(HaveField("UID", system.UID)), "deleting the System deletes it")
+		var runs v1alpha1.EvaluationRunList
+		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
+		Expect(runs.Items).To(HaveLen(1))
+		Expect(runs.Items[0].Spec.SystemVersionRef).To(Equal(&v1alpha1.ObjectRef{Name: v.Name}))
+		Expect(runs.Items[0].Spec.SystemVersionID).To(BeEmpty())
+		Expect(k8s.Delete(ctx, &runs.Items[0])).To(Succeed())
+
+		By("the same release, its pairs in another order: the same SystemVersion")
+		out, err = gate("model=gpt-4o", "image=registry.example.com/support-assistant:v42")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("systemversion/" + v.Name + " unchanged"))
+		Expect(k8s.List(ctx, &versions, client.InNamespace(ns))).To(Succeed())
+		Expect(versions.Items).To(HaveLen(1))
+		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
+		Expect(runs.Items).To(ConsistOf(HaveField("Spec.SystemVersionRef", Equal(&v1alpha1.ObjectRef{Name: v.Name}))))
+	})
+
+	It("refuses a release it cannot link before creating anything", func(ctx SpecContext) {
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--system-version-id", "7c9f8d6b5"}, `--system-version-id "7c9f8d6b5" is not a UUID`},
+			{[]string{"--system", "support-assistant", "--system-version-id", "0b9c3f7e-4d2a-4c1e-9f3b-2a6d8e1c5b70"}, "not both"},
+			{[]string{"--version", "image=x"}, "--version needs --system"},
+			{[]string{"--system", "support-assistant"}, "--version must hold what identifies the release"},
+			{[]string{"--system", "support-assistant", "--version", "image"}, `--version "image": want KEY=VALUE`},
+			{[]string{"--system", "support-assistant", "--revision", "r1", "--version", "revision=r2"}, "--revision is the release's revision"},
+			{[]string{"--system", "support-assistant", "--version", "image=" + strings.Repeat("i", 513)}, "--version image must be at most 512 bytes"},
+			{[]string{"--system", "support-assistant", "--revision", "r1"}, "System support-assistant does not exist in " + ns},
+		} {
+			_, _, err := run(ctx, nil, append([]string{"gate", "-n", ns, "-f", template}, c.args...)...)
+			Expect(exitCode(err)).To(Equal(2), "%v", c.args)
+			Expect(err).To(MatchError(ContainSubstring(c.want)), "%v", c.args)
+		}
+		var runs v1alpha1.EvaluationRunList
+		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
+		Expect(runs.Items).To(BeEmpty())
+		var versions v1alpha1.SystemVersionList
+		Expect(k8s.List(ctx, &versions, client.InNamespace(ns))).To(Succeed())
+		Expect(versions.Items).To(BeEmpty())
 	})
 
 	It("exits 2 when the run is Inconclusive, stalls, or has no verdict in time", func(ctx SpecContext) {

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package gates makes the EvaluationRuns that rollouts wait on from a
-// template: an EvaluationRun manifest kept in a file or a ConfigMap.
+// template (an EvaluationRun manifest kept in a file or a ConfigMap), and
+// the SystemVersion of the release each one judges.
 package gates
 
 import (

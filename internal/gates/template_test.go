@@ -18,6 +18,7 @@ package gates_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,6 +54,70 @@ func TestGateSamples(t *testing.T) {
 		}
 		if !templates[h.Metadata["template"]] {
 			t.Errorf("webhook %s names template %q, which no sample ConfigMap holds", h.Type, h.Metadata["template"])
+		}
+	}
+}
+
+// Every sample gate links its run to the release's SystemVersion: it names
+// a System the samples hold, and no sample puts a revision where a
+// version's id belongs.
+func TestGateSamplesNameTheirSystem(t *testing.T) {
+	_, hooks := readGateSamples(t)
+	paths, err := filepath.Glob(filepath.Join(framework.RepoRoot(), "config", "samples", "gates", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	systems, named := map[string]bool{}, map[string]string{}
+	for _, h := range hooks {
+		named["Flagger webhook "+h.Type] = h.Metadata["system"]
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, banned := range []string{"--system-version-id", "systemVersionId"} {
+			if bytes.Contains(data, []byte(banned)) {
+				t.Errorf("%s passes %s: a gate derives the release's SystemVersion (--system, metadata.system)", path, banned)
+			}
+		}
+		for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+			var obj map[string]any
+			if err := yaml.Unmarshal(doc, &obj); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if obj["kind"] == "System" {
+				systems[obj["metadata"].(map[string]any)["name"].(string)] = true
+			}
+			// The analysis args that name the System (a Rollout's, a Kargo Stage's).
+			walk(obj, func(m map[string]any) {
+				if m["name"] == "system" && m["value"] != nil {
+					named[fmt.Sprintf("%s: %v %v's system arg", filepath.Base(path), obj["kind"], obj["metadata"])] = fmt.Sprint(m["value"])
+				}
+			})
+		}
+	}
+	if len(named) < 5 {
+		t.Errorf("only %d gates name a System: %v", len(named), named)
+	}
+	for where, system := range named {
+		if !systems[system] {
+			t.Errorf("%s names System %q, which no sample holds (%v)", where, system, systems)
+		}
+	}
+}
+
+// walk calls f on every map within v.
+func walk(v any, f func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		f(v)
+		for _, x := range v {
+			walk(x, f)
+		}
+	case []any:
+		for _, x := range v {
+			walk(x, f)
 		}
 	}
 }

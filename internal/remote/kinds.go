@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi"
 )
 
 // The clients of each kind are given the object, as crossplane-runtime's
@@ -107,18 +108,22 @@ func ClusterRun(e *v1alpha1.EvaluationRun) RunClient {
 // CarriedOutByCommit reports whether committing obj to the cluster carries
 // out the request obj stands for: where the service keeps no copies (a
 // standalone service), a deletion or a run needs nothing more, and a new
-// Metric or Testset is first given its id and service annotations here, as
+// Metric, Testset or System is first given its id and service annotations here, as
 // its reconciler would record them. False, and obj unchanged, where the
 // service must be called.
 func (c *Connection) CarriedOutByCommit(obj client.Object) bool {
 	if !c.local {
 		return false
 	}
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *v1alpha1.Metric:
 		assignID(obj, v1alpha1.MetricIDAnnotation, NewMetricID())
 	case *v1alpha1.Testset:
 		assignID(obj, v1alpha1.TestsetIDAnnotation, NewTestsetID())
+	case *v1alpha1.System:
+		if o.RecordedID() == "" {
+			assignID(obj, v1alpha1.SystemIDAnnotation, evalapi.NewUUID())
+		}
 	}
 	return true
 }

@@ -31,7 +31,7 @@ import (
 // by its config), so a create whose answer is lost is simply sent again:
 // it needs no pending-create guard. A standalone service holds nothing: a
 // System's upsert answers the id already recorded, else a new UUID; a
-// version's id is named by its System and config (versionUUID); a read
+// version's id is named by its System and config (VersionUUID); a read
 // answers the spec.
 type SystemClient interface {
 	// NeedsFinalizer reports whether deleting the object must delete its
@@ -56,6 +56,10 @@ type SystemClient interface {
 // System is a System as a service holds it.
 type System struct {
 	held evalapi.System
+	// local says the cluster is the record of the production version (a
+	// standalone service): the System's status holds it, set through the
+	// REST server's PATCH, and Record leaves it as it is.
+	local bool
 }
 
 // ID is the System's id.
@@ -67,7 +71,13 @@ func (s System) Matches(spec *v1alpha1.SystemSpec) bool {
 }
 
 // Record writes what the service holds of the System into st.
-func (s System) Record(st *v1alpha1.SystemStatus) { convert.SetSystemStatus(st, s.held) }
+func (s System) Record(st *v1alpha1.SystemStatus) {
+	production := st.ProductionVersionID
+	convert.SetSystemStatus(st, s.held)
+	if s.local {
+		st.ProductionVersionID = production
+	}
+}
 
 // SystemVersion is a version as a service holds it.
 type SystemVersion struct {
@@ -122,7 +132,7 @@ func (c *httpSystems) UpsertSystem(ctx context.Context, _ string, spec *v1alpha1
 	}
 	defer release()
 	s, err := c.http.svc.UpsertSystem(ctx, key, string(spec.ProjectID), convert.SystemRequestFor(spec))
-	return System{s}, err
+	return System{held: s}, err
 }
 
 func (c *httpSystems) GetSystem(ctx context.Context, id string, _ *v1alpha1.SystemSpec) (System, error) {
@@ -132,7 +142,7 @@ func (c *httpSystems) GetSystem(ctx context.Context, id string, _ *v1alpha1.Syst
 	}
 	defer release()
 	s, err := c.http.svc.GetSystem(ctx, key, id)
-	return System{s}, err
+	return System{held: s}, err
 }
 
 func (c *httpSystems) UpdateSystem(ctx context.Context, id string, spec *v1alpha1.SystemSpec) (System, error) {
@@ -143,7 +153,7 @@ func (c *httpSystems) UpdateSystem(ctx context.Context, id string, spec *v1alpha
 	defer release()
 	name, description := string(spec.Name), convert.SystemRequestFor(spec).Description
 	s, err := c.http.svc.UpdateSystem(ctx, key, id, evalapi.SystemUpdate{Name: &name, Description: &description})
-	return System{s}, err
+	return System{held: s}, err
 }
 
 func (c *httpSystems) DeleteSystem(ctx context.Context, id string) (bool, error) {
@@ -207,12 +217,12 @@ func (c standaloneSystems) UpsertVersion(ctx context.Context, systemID string, s
 	if _, err := c.key.get(ctx); err != nil {
 		return SystemVersion{}, err
 	}
-	return standaloneVersion(systemID, versionUUID(systemID, spec), spec), nil
+	return standaloneVersion(systemID, VersionUUID(systemID, spec), spec), nil
 }
 
-// versionUUID is a name-based UUID (RFC 9562 version 5) of the config as
+// VersionUUID is a name-based UUID (RFC 9562 version 5) of the config as
 // one JSON value, in the namespace of System systemID.
-func versionUUID(systemID string, spec *v1alpha1.SystemVersionSpec) string {
+func VersionUUID(systemID string, spec *v1alpha1.SystemVersionSpec) string {
 	ns, err := uuid.Parse(systemID)
 	if err != nil {
 		ns = uuid.Nil
@@ -224,7 +234,7 @@ func versionUUID(systemID string, spec *v1alpha1.SystemVersionSpec) string {
 // is another version, which the service would not find under id either.
 func (standaloneSystems) GetVersion(_ context.Context, systemID, id string, spec *v1alpha1.SystemVersionSpec) (
 	SystemVersion, error) {
-	if id != versionUUID(systemID, spec) {
+	if id != VersionUUID(systemID, spec) {
 		return SystemVersion{}, &evalapi.Error{Kind: evalapi.KindNotFound, Op: "GetSystemVersion",
 			API: &evalapi.APIError{Code: evalapi.CodeNotFound, Message: "no version " + id + " of this config"}}
 	}
@@ -233,7 +243,7 @@ func (standaloneSystems) GetVersion(_ context.Context, systemID, id string, spec
 
 func standaloneSystem(id string, spec *v1alpha1.SystemSpec) System {
 	req := convert.SystemRequestFor(spec)
-	return System{evalapi.System{ID: id, Name: req.Name, Description: req.Description}}
+	return System{held: evalapi.System{ID: id, Name: req.Name, Description: req.Description}, local: true}
 }
 
 func standaloneVersion(systemID, id string, spec *v1alpha1.SystemVersionSpec) SystemVersion {

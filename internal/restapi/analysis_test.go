@@ -25,10 +25,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/gates"
 	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
 )
 
@@ -82,6 +84,25 @@ var _ = Describe("The analysis gate (Argo Rollouts' web provider)", func() {
 		Expect(runsIn(t.namespace)).To(HaveLen(2), "a new revision, a new run")
 	})
 
+	It("derives the release's SystemVersion from system, revision and version, and links the run to it", func(ctx SpecContext) {
+		Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
+			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
+		Expect(h.k8s.Create(ctx, &evaluationv1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo"},
+			Spec: evaluationv1alpha1.SystemSpec{ProjectID: "proj-1", Name: "podinfo", Config: apiextensionsv1.JSON{Raw: []byte(`{}`)}}})).
+			To(Succeed())
+		body := `{"name":"podinfo","revision":"7c9f","template":"podinfo-gate","system":"podinfo",` +
+			`"version":{"image":"ghcr.io/stefanprodan/podinfo:6.1"}}`
+		Eventually(func() int { return analysis(t.key, body).status }).Should(Equal(http.StatusConflict))
+		Expect(codeOf(analysis(t.key, body))).To(Equal(rollout.CodeEvaluationPending))
+		want, errs := gates.ReleaseOf("podinfo", "revision", "7c9f", map[string]string{"image": "ghcr.io/stefanprodan/podinfo:6.1"})
+		Expect(errs).To(BeEmpty())
+		versions := versionsIn(t.namespace)
+		Expect(versions).To(ConsistOf(HaveField("Name", want.VersionName())))
+		Expect(versions[0].Spec.Config.Raw).To(MatchJSON(`{"image":"ghcr.io/stefanprodan/podinfo:6.1","revision":"7c9f"}`))
+		Expect(runsIn(t.namespace)).To(ConsistOf(HaveField("Spec.SystemVersionRef",
+			Equal(&evaluationv1alpha1.ObjectRef{Name: want.VersionName()}))))
+	})
+
 	It("refuses a request that is not its own, and starts no run", func() {
 		for _, c := range []struct{ body, field string }{
 			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","namespace":"kube-system"}`, "body"},
@@ -90,6 +111,11 @@ var _ = Describe("The analysis gate (Argo Rollouts' web provider)", func() {
 			{`{"name":"Pod Info","revision":"a1","template":"podinfo-gate"}`, "name"},
 			{`{"name":"podinfo","revision":"` + strings.Repeat("r", 129) + `","template":"podinfo-gate"}`, "revision"},
 			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","systemVersionId":"v 1"}`, "systemVersionId"},
+			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","systemVersionId":"v1.4"}`, "systemVersionId"},
+			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","version":{"image":"podinfo:6.1"}}`, "system"},
+			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","system":"podinfo","version":{"revision":"a2"}}`, "version.revision"},
+			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","system":"podinfo","version":{"image":"a\nb"}}`, "version.image"},
+			{`{"name":"podinfo","revision":"a1","template":"podinfo-gate","system":"podinfo","version":{"image":1}}`, "body"},
 			{`[`, "body"},
 		} {
 			rep := analysis(t.key, c.body)

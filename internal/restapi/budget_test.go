@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ import (
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/restapi/apierror"
+	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
 	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 )
 
@@ -73,6 +75,30 @@ var _ = Describe("A tenant's budget", func() {
 		Eventually(func() (int, error) { return cachedLen(t.namespace, &evaluationv1alpha1.TestsetList{}) }).Should(Equal(1))
 		expectQuotaRefusal(post(testsetsPath, qaTestset))
 		Expect(cachedLen(t.namespace, &evaluationv1alpha1.TestsetList{})).To(Equal(1), "nothing written past the budget")
+	})
+
+	It("holds the SystemVersions the gates upsert to the namespace's budget: no run past it", func(ctx SpecContext) {
+		_, url, err := addServer(h.mgr, 30*time.Second, ctrl.Log, unlimited, func(o *Options) {
+			o.Budget = tenancy.Budget{"SystemVersion": 1}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		t := newTenant()
+		Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
+			Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
+		Expect(h.k8s.Create(ctx, &evaluationv1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo"},
+			Spec: evaluationv1alpha1.SystemSpec{ProjectID: "proj-1", Name: "podinfo", Config: apiextensionsv1.JSON{Raw: []byte(`{}`)}}})).
+			To(Succeed())
+		gate := func(revision string) reply { // outside the OpenAPI document, which sendTo checks answers against
+			rep, err := h.do(ctx, url, request{method: http.MethodPost, path: rollout.RouteAnalysis, key: t.key,
+				body: `{"name":"podinfo","revision":"` + revision + `","template":"podinfo-gate","system":"podinfo"}`})
+			Expect(err).NotTo(HaveOccurred())
+			return rep
+		}
+		Eventually(func() int { return gate("a1").status }).Should(Equal(http.StatusConflict), "pending")
+		Eventually(func() (int, error) { return cachedLen(t.namespace, &evaluationv1alpha1.SystemVersionList{}) }).Should(Equal(1))
+		expectQuotaRefusal(gate("b2"))
+		Expect(versionsIn(t.namespace)).To(HaveLen(1), "nothing written past the budget")
+		Expect(runsIn(t.namespace)).To(HaveLen(1), "no run for the release without its version")
 	})
 
 	It("counts the namespace's objects applied by kubectl or GitOps, not only its own creates", func(ctx SpecContext) {

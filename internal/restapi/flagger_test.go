@@ -27,12 +27,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	evaluationv1alpha1 "github.com/eval-operator/eval-operator/api/v1alpha1"
 	"github.com/eval-operator/eval-operator/internal/evalapi"
+	"github.com/eval-operator/eval-operator/internal/gates"
 	"github.com/eval-operator/eval-operator/internal/restapi/rollout"
 	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/test/framework"
@@ -55,8 +57,14 @@ spec:
 // URL's user info, so as Basic authentication.
 func flagger(path, key, canaryNamespace, checksum string) reply {
 	GinkgoHelper()
+	return flaggerWith(path, key, canaryNamespace, checksum, map[string]string{"template": "podinfo-gate"})
+}
+
+// flaggerWith is flagger with the webhook's metadata.
+func flaggerWith(path, key, canaryNamespace, checksum string, metadata map[string]string) reply {
+	GinkgoHelper()
 	body, err := json.Marshal(rollout.FlaggerPayload{Name: "podinfo", Namespace: canaryNamespace, Phase: "Progressing",
-		Checksum: checksum, Metadata: map[string]string{"template": "podinfo-gate"}})
+		Checksum: checksum, Metadata: metadata})
 	Expect(err).NotTo(HaveOccurred())
 	rep, err := h.do(context.Background(), h.url, request{method: http.MethodPost, path: path, body: string(body),
 		header: map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("gate:"+key))}})
@@ -73,6 +81,13 @@ func codeOf(rep reply) string {
 	var e evalapi.APIError
 	Expect(json.Unmarshal(rep.body, &e)).To(Succeed())
 	return e.Code
+}
+
+func versionsIn(namespace string) []evaluationv1alpha1.SystemVersion {
+	GinkgoHelper()
+	var l evaluationv1alpha1.SystemVersionList
+	Expect(h.k8s.List(context.Background(), &l, client.InNamespace(namespace))).To(Succeed())
+	return l.Items
 }
 
 func runsIn(namespace string) []evaluationv1alpha1.EvaluationRun {
@@ -176,7 +191,7 @@ var _ = Describe("The Flagger gate", func() {
 		}
 		valid := func() rollout.FlaggerPayload {
 			return rollout.FlaggerPayload{Name: "podinfo", Namespace: t.namespace, Phase: "Progressing", Checksum: "a1b2c3",
-				Metadata: map[string]string{"template": "podinfo-gate", "systemVersionId": "v1.4"}}
+				Metadata: map[string]string{"template": "podinfo-gate", "systemVersionId": "0b9c3f7e-4d2a-4c1e-9f3b-2a6d8e1c5b70"}}
 		}
 		for _, c := range []struct {
 			field string
@@ -187,6 +202,28 @@ var _ = Describe("The Flagger gate", func() {
 			{"phase", func(p *rollout.FlaggerPayload) { p.Phase = strings.Repeat("P", 65) }},
 			{"phase", func(p *rollout.FlaggerPayload) { p.Phase = "Progressing\x1b[2J" }},
 			{"metadata.systemVersionId", func(p *rollout.FlaggerPayload) { p.Metadata["systemVersionId"] = strings.Repeat("v", 129) }},
+			{"metadata.systemVersionId", func(p *rollout.FlaggerPayload) { p.Metadata["systemVersionId"] = "v1.4" }},
+			{"metadata.systemVersionId", func(p *rollout.FlaggerPayload) { p.Metadata["system"] = "podinfo" }},
+			{"metadata.system", func(p *rollout.FlaggerPayload) { p.Metadata["version.image"] = "podinfo:6.1" }},
+			{"metadata.system", func(p *rollout.FlaggerPayload) {
+				delete(p.Metadata, "systemVersionId")
+				p.Metadata["system"] = "Pod Info"
+			}},
+			{"metadata.version.image", func(p *rollout.FlaggerPayload) {
+				delete(p.Metadata, "systemVersionId")
+				p.Metadata["system"], p.Metadata["version.image"] = "podinfo", strings.Repeat("i", 513)
+			}},
+			{"metadata.version.checksum", func(p *rollout.FlaggerPayload) {
+				delete(p.Metadata, "systemVersionId")
+				p.Metadata["system"], p.Metadata["version.checksum"] = "podinfo", "other"
+			}},
+			{"metadata.version", func(p *rollout.FlaggerPayload) {
+				delete(p.Metadata, "systemVersionId")
+				p.Metadata["system"] = "podinfo"
+				for i := range 20 {
+					p.Metadata[fmt.Sprintf("version.k%d", i)] = "v"
+				}
+			}},
 		} {
 			p := valid()
 			c.edit(&p)
@@ -206,6 +243,64 @@ var _ = Describe("The Flagger gate", func() {
 		Eventually(logs.String).Should(ContainSubstring("Created the EvaluationRun of a Flagger canary"))
 		Expect(logs.String()).NotTo(ContainSubstring(longest.Checksum), "the log quotes a prefix")
 	})
+
+	It("derives the release's SystemVersion from metadata.system, the checksum and metadata.version.*, and links the run to it",
+		func(ctx SpecContext) {
+			Expect(h.k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: t.namespace, Name: "podinfo-gate"},
+				Data: map[string]string{"evaluationrun.yaml": gateTemplate}})).To(Succeed())
+			metadata := map[string]string{"template": "podinfo-gate", "system": "podinfo", "version.image": "ghcr.io/stefanprodan/podinfo:6.1"}
+			system := func(namespace string) *evaluationv1alpha1.System {
+				return &evaluationv1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "podinfo"},
+					Spec: evaluationv1alpha1.SystemSpec{ProjectID: "proj-1", Name: evaluationv1alpha1.LineText("podinfo " + namespace),
+						Config: apiextensionsv1.JSON{Raw: []byte(`{}`)}}}
+			}
+
+			By("a System of that name in another namespace is not the canary's: a 409, and nothing created")
+			Expect(h.k8s.Create(ctx, system(newTenant().namespace))).To(Succeed())
+			rep := flaggerWith(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3", metadata)
+			Expect(rep.status).To(Equal(http.StatusConflict), "body: %s", rep.body)
+			Expect(string(rep.body)).To(ContainSubstring("System podinfo does not exist in " + t.namespace))
+			Expect(runsIn(t.namespace)).To(BeEmpty())
+			Expect(versionsIn(t.namespace)).To(BeEmpty())
+
+			By("with the canary's System: its version, named by the release, and the run naming it")
+			sys := system(t.namespace)
+			Expect(h.k8s.Create(ctx, sys)).To(Succeed())
+			Eventually(func() int { return flaggerWith(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3", metadata).status }).
+				Should(Equal(http.StatusConflict))
+			Expect(codeOf(flaggerWith(rollout.RouteFlagger, t.key, t.namespace, "a1b2c3", metadata))).To(Equal(rollout.CodeEvaluationPending))
+			want, errs := gates.ReleaseOf("podinfo", "checksum", "a1b2c3", map[string]string{"image": "ghcr.io/stefanprodan/podinfo:6.1"})
+			Expect(errs).To(BeEmpty())
+			versions := versionsIn(t.namespace)
+			Expect(versions).To(HaveLen(1))
+			v := versions[0]
+			Expect(v.Name).To(Equal(want.VersionName()))
+			Expect(v.Spec.SystemRef.Name).To(Equal("podinfo"))
+			Expect(v.Spec.Config.Raw).To(MatchJSON(`{"checksum":"a1b2c3","image":"ghcr.io/stefanprodan/podinfo:6.1"}`))
+			Expect(v.OwnerReferences).To(ConsistOf(HaveField("UID", sys.UID)))
+			runs := runsIn(t.namespace)
+			Expect(runs).To(HaveLen(1))
+			Expect(runs[0].Spec.SystemVersionRef).To(Equal(&evaluationv1alpha1.ObjectRef{Name: v.Name}))
+			Eventually(func(g Gomega) {
+				got := &evaluationv1alpha1.SystemVersion{}
+				g.Expect(h.k8s.Get(ctx, client.ObjectKeyFromObject(&v), got)).To(Succeed())
+				g.Expect(evaluationv1alpha1.ValidUUID(got.Status.ID)).To(BeTrue(), "the version's id: %q", got.Status.ID)
+			}).Should(Succeed())
+
+			By("the rollback hook on the same revision: the same version and run")
+			Expect(flaggerWith(rollout.RouteFlaggerRollback, t.key, t.namespace, "a1b2c3", metadata).status).To(Equal(http.StatusConflict))
+			Expect(versionsIn(t.namespace)).To(HaveLen(1))
+			Expect(runsIn(t.namespace)).To(HaveLen(1))
+
+			By("a new revision: a new version, and its run names it")
+			Expect(flaggerWith(rollout.RouteFlagger, t.key, t.namespace, "d4e5f6", metadata).status).To(Equal(http.StatusConflict))
+			Expect(versionsIn(t.namespace)).To(HaveLen(2))
+			second := &evaluationv1alpha1.EvaluationRun{}
+			Expect(h.k8s.Get(ctx, client.ObjectKey{Namespace: t.namespace,
+				Name: rollout.FlaggerRunName(rollout.FlaggerPayload{Name: "podinfo", Checksum: "d4e5f6"})}, second)).To(Succeed())
+			Expect(second.Spec.SystemVersionRef).NotTo(BeNil())
+			Expect(second.Spec.SystemVersionRef.Name).NotTo(Equal(v.Name))
+		})
 
 	It("accepts a gates-only key on the gates and nowhere else", func(ctx SpecContext) {
 		key := framework.NewKey("restapi")

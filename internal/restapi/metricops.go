@@ -92,6 +92,14 @@ func indexResources(ctx context.Context, c cache.Cache) error {
 			return nil
 		}
 	}
+	system := func(value func(*evaluationv1alpha1.System) string) client.IndexerFunc {
+		return func(o client.Object) []string {
+			if s := o.(*evaluationv1alpha1.System); s.RecordedID() != "" {
+				return []string{value(s)}
+			}
+			return nil
+		}
+	}
 	for _, ix := range []struct {
 		obj   client.Object
 		name  string
@@ -101,11 +109,16 @@ func indexResources(ctx context.Context, c cache.Cache) error {
 		{&evaluationv1alpha1.Metric{}, projectIndex, metric(func(m *evaluationv1alpha1.Metric) string { return string(m.Spec.ProjectID) })},
 		{&evaluationv1alpha1.Testset{}, remoteIDIndex, testset((*evaluationv1alpha1.Testset).RecordedID)},
 		{&evaluationv1alpha1.Testset{}, projectIndex, testset(func(t *evaluationv1alpha1.Testset) string { return string(t.Spec.ProjectID) })},
+		{&evaluationv1alpha1.System{}, remoteIDIndex, system((*evaluationv1alpha1.System).RecordedID)},
+		{&evaluationv1alpha1.System{}, projectIndex, system(func(s *evaluationv1alpha1.System) string { return string(s.Spec.ProjectID) })},
 		{&evaluationv1alpha1.SystemVersion{}, remoteIDIndex, func(o client.Object) []string {
-			if id := o.(*evaluationv1alpha1.SystemVersion).Status.ID; id != "" {
+			if id := o.(*evaluationv1alpha1.SystemVersion).RecordedID(); id != "" {
 				return []string{id}
 			}
 			return nil
+		}},
+		{&evaluationv1alpha1.SystemVersion{}, systemRefIndex, func(o client.Object) []string {
+			return []string{o.(*evaluationv1alpha1.SystemVersion).Spec.SystemRef.Name}
 		}},
 		{&evaluationv1alpha1.EvaluationRun{}, remoteIDIndex, func(o client.Object) []string {
 			if id := o.(*evaluationv1alpha1.EvaluationRun).RecordedID(); id != "" {
@@ -443,6 +456,30 @@ func listPage[T any, PT interface {
 		page = append(page, p.obj)
 	}
 	return page, end < len(all)
+}
+
+// projectPage is the page of items (a project's objects, listed from the
+// cache) after the position after, at most limit, each answered by answer,
+// with the cursor of the next page when there is one.
+func projectPage[T any, PT interface {
+	*T
+	metav1.Object
+}, A any](items []T, after *position, limit int, answer func(PT) (A, error)) (evalapi.Page[A], error) {
+	objs, more := listPage[T, PT](items, after, limit)
+	total := len(items)
+	page := evalapi.Page[A]{Data: make([]A, 0, len(objs)), HasMore: more, Total: &total}
+	for _, o := range objs {
+		a, err := answer(o)
+		if err != nil {
+			return page, err
+		}
+		page.Data = append(page.Data, a)
+	}
+	if more {
+		cursor := positionOf(objs[len(objs)-1]).cursor()
+		page.NextCursor = &cursor
+	}
+	return page, nil
 }
 
 // compare orders positions as the list does.

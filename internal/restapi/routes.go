@@ -17,6 +17,7 @@ limitations under the License.
 package restapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -90,6 +91,12 @@ func (s *Server) operations(openAPI []byte) []operation {
 		operation{routeTestcase, http.MethodPut, answer(s.updateTestcase)},
 		operation{routeRuns, http.MethodPost, answer(s.createRun)},
 		operation{routeRun, http.MethodGet, answer(s.getRun)},
+		operation{routeSystems, http.MethodGet, answer(s.listSystems)},
+		operation{routeSystems, http.MethodPost, answer(s.upsertSystem)},
+		operation{routeSystem, http.MethodGet, answer(s.getSystem)},
+		operation{routeSystem, http.MethodPatch, answer(s.updateSystem)},
+		operation{routeSystem, http.MethodDelete, answer(s.deleteSystem)},
+		operation{routeSystemVersions, http.MethodPost, answer(s.upsertSystemVersion)},
 		operation{routeSystemVersion, http.MethodGet, answer(s.getSystemVersion)},
 		operation{routeRecords, http.MethodPost, answer(s.createRecord)},
 		operation{routeScore, http.MethodPut, answer(s.upsertScore)},
@@ -162,6 +169,10 @@ func (s *Server) routes(openAPI []byte) http.Handler {
 	})
 }
 
+// muxPatterns are the mux patterns of the routes the mux cannot hold as
+// they are written.
+var muxPatterns = map[string]string{routeSystemVersions: routeSystemChild}
+
 // route registers pattern with one handler per method, answering any
 // other method with 405 and an Allow header.
 func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]http.Handler) {
@@ -171,7 +182,7 @@ func (s *Server) route(mux *http.ServeMux, pattern string, byMethod map[string]h
 	}
 	slices.Sort(allowed)
 	allow := strings.Join(allowed, ", ")
-	mux.Handle(pattern, s.instrument(pattern, s.admission.Admit(s.keys, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(cmp.Or(muxPatterns[pattern], pattern), s.instrument(pattern, s.admission.Admit(s.keys, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, ok := byMethod[r.Method]
 		if !ok {
 			e := apierror.New(http.StatusMethodNotAllowed, evalapi.CodeMethodNotAllowed,

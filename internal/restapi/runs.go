@@ -106,7 +106,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) apierror.Resp
 		return s.failure(runKind, err)
 	}
 	run := newRunObject(secret, r.PathValue("projectId"), req, refs)
-	conn, err := s.standaloneConnection(r.Context(), run)
+	conn, err := s.standaloneConnection(r.Context(), run, "runs, records and scores", "EvaluationRun")
 	if err != nil {
 		return s.failure(runKind, err)
 	}
@@ -189,17 +189,18 @@ func newRunObject(secret types.NamespacedName, project string, req evalapi.RunRe
 // standaloneOnly refuses run on a real Evaluation Service: its runs, records
 // and scores go to that service.
 func (s *Server) standaloneOnly(ctx context.Context, run *evaluationv1alpha1.EvaluationRun) error {
-	_, err := s.standaloneConnection(ctx, run)
+	_, err := s.standaloneConnection(ctx, run, "runs, records and scores", "EvaluationRun")
 	return err
 }
 
-// standaloneConnection is run's standalone service (nil without a
-// connector), or standaloneOnly's error.
-func (s *Server) standaloneConnection(ctx context.Context, run *evaluationv1alpha1.EvaluationRun) (*remote.Connection, error) {
+// standaloneConnection is obj's standalone service (nil without a
+// connector), or, where its service is real, a refusal: that service keeps
+// what (its runs, its Systems), which kind objects keep in the cluster.
+func (s *Server) standaloneConnection(ctx context.Context, obj evaluationv1alpha1.Object, what, kind string) (*remote.Connection, error) {
 	if s.opts.Connector == nil {
 		return nil, nil
 	}
-	conn, err := s.opts.Connector.Connect(ctx, run)
+	conn, err := s.opts.Connector.Connect(ctx, obj)
 	if se, ok := errors.AsType[*remote.ServiceError](err); ok {
 		return nil, apierror.New(http.StatusServiceUnavailable, apierror.CodeUpstreamError,
 			"The namespace's Evaluation Service connection cannot be used: "+se.Message, nil)
@@ -207,9 +208,9 @@ func (s *Server) standaloneConnection(ctx context.Context, run *evaluationv1alph
 	if err != nil {
 		return nil, err
 	}
-	if !conn.CarriedOutByCommit(run) {
-		return nil, apierror.Conflict("This namespace's runs are kept by its Evaluation Service (%s): send runs, records and scores "+
-			"there, or create an EvaluationRun", conn.Service)
+	if !conn.CarriedOutByCommit(obj) {
+		return nil, apierror.Conflict("This namespace's %s are kept by its Evaluation Service (%s): send them there, "+
+			"or apply %s objects", what, conn.Service, kind)
 	}
 	return conn, nil
 }

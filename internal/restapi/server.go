@@ -451,9 +451,9 @@ func (s *Server) watchResources(ctx context.Context) (func(), error) {
 			remove()
 		}
 	}
-	// The runs are created by handlers of their own, not an endpoint, and
-	// read back.
-	for _, ep := range append([]*endpoint{runEndpoint}, s.endpoints...) {
+	// The runs, Systems and versions are created by handlers of their own,
+	// not an endpoint, and read back.
+	for _, ep := range append([]*endpoint{runEndpoint, systemEndpoint, versionEndpoint}, s.endpoints...) {
 		informer, err := s.opts.Cache.GetInformer(ctx, ep.newObject())
 		if err != nil {
 			unwatch()

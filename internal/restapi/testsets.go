@@ -194,16 +194,9 @@ func (s *Server) listTestsets(_ http.ResponseWriter, r *http.Request) apierror.R
 	if err != nil {
 		return s.failure(testsetKind, fmt.Errorf("listing Testsets from the cache: %w", err))
 	}
-	items, more := listPage(list.Items, after, limit)
-	total := len(list.Items)
-	page := evalapi.TestsetPage{Data: make([]evalapi.Testset, 0, len(items)), HasMore: more, Total: &total}
-	for _, t := range items {
-		page.Data = append(page.Data, convert.TestsetResponseOf(t))
-	}
-	if more {
-		cursor := positionOf(items[len(items)-1]).cursor()
-		page.NextCursor = &cursor
-	}
+	page, _ := projectPage(list.Items, after, limit, func(t *evaluationv1alpha1.Testset) (evalapi.Testset, error) {
+		return convert.TestsetResponseOf(t), nil
+	})
 	return apierror.Response{Status: http.StatusOK, Body: page}
 }
 

@@ -17,6 +17,7 @@ limitations under the License.
 package statemetrics
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,9 +64,11 @@ func NewRunCollector(reader client.Reader) *RunCollector {
 // releaseLabels name the release a run judges, in releaseOf's order.
 var releaseLabels = []string{"canary", "revision", "system_version"}
 
-// releaseOf is the values of releaseLabels for run e.
+// releaseOf is the values of releaseLabels for run e: its version is the
+// id it sent (status), which a run naming a SystemVersion has only there.
 func releaseOf(e *v1alpha1.EvaluationRun) []string {
-	return []string{e.Labels[v1alpha1.CanaryLabel], e.Labels[v1alpha1.RevisionLabel], e.Spec.SystemVersionID}
+	return []string{e.Labels[v1alpha1.CanaryLabel], e.Labels[v1alpha1.RevisionLabel],
+		cmp.Or(e.Status.SystemVersionID, e.Spec.SystemVersionID)}
 }
 
 // Describe implements prometheus.Collector.

@@ -39,6 +39,11 @@ func TestRunCollectorExportsJudgedRuns(t *testing.T) {
 	running := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "v43"}}
 	byHand := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "by-hand"}}
 	byHand.Status.Verdict = "Passed"
+	// A gate's run names its SystemVersion: the id it sent is in its status.
+	linked := &v1alpha1.EvaluationRun{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "support-8kq2x"}}
+	linked.Spec.SystemVersionRef = &v1alpha1.ObjectRef{Name: "support-a5d1df9b7e"}
+	linked.Status.SystemVersionID = "0b9c3f7e-4d2a-4c1e-9f3b-2a6d8e1c5b70"
+	linked.Status.Verdict = "Passed"
 	want := `
 # HELP evaloperator_evaluationrun_pass_ratio A judged EvaluationRun's pass ratio of one Metric: passed over scored records.
 # TYPE evaloperator_evaluationrun_pass_ratio gauge
@@ -47,8 +52,9 @@ evaloperator_evaluationrun_pass_ratio{canary="support",metric="exact",name="supp
 # TYPE evaloperator_evaluationrun_verdict gauge
 evaloperator_evaluationrun_verdict{canary="support",name="support-2dhll",namespace="team-a",revision="7c9f8d6b5",system_version="v42",verdict="Failed"} 1
 evaloperator_evaluationrun_verdict{canary="",name="by-hand",namespace="team-a",revision="",system_version="",verdict="Passed"} 1
+evaloperator_evaluationrun_verdict{canary="",name="support-8kq2x",namespace="team-a",revision="",system_version="0b9c3f7e-4d2a-4c1e-9f3b-2a6d8e1c5b70",verdict="Passed"} 1
 `
-	if err := testutil.CollectAndCompare(NewRunCollector(reader(t, judged, running, byHand)), strings.NewReader(want)); err != nil {
+	if err := testutil.CollectAndCompare(NewRunCollector(reader(t, judged, running, byHand, linked)), strings.NewReader(want)); err != nil {
 		t.Error(err)
 	}
 }

@@ -89,12 +89,12 @@ func gitopsRelease(ctx context.Context, key, version string) (connection, object
 			doc = strings.ReplaceAll(doc, shippedImage, "image: "+img)
 			doc = strings.Replace(doc, "--url=http://support-assistant-canary/answer",
 				"--url=http://$(SUPPORT_ASSISTANT_CANARY_SERVICE_HOST)/answer", 1)
-			doc = strings.Replace(doc, systemVersionIDArg, "", 1)
 		}
 		out = append(out, doc)
 	}
 	Expect(kinds).To(And(HaveKeyWithValue("ExternalSecret", 1), HaveKeyWithValue("ClusterEvaluationService", 1),
-		HaveKeyWithValue("Rollout", 1), HaveKeyWithValue("AnalysisTemplate", 1), HaveKeyWithValue("Testset", 1)))
+		HaveKeyWithValue("Rollout", 1), HaveKeyWithValue("AnalysisTemplate", 1), HaveKeyWithValue("Testset", 1),
+		HaveKeyWithValue("System", 1)))
 	release := strings.Join(out, "\n---\n")
 	Expect(release).NotTo(ContainSubstring("support-assistant-canary/answer"), "the executor's URL")
 	return connection, []byte(release)
@@ -126,7 +126,7 @@ func gitopsLoop() {
 		kubectl(ctx, nil, "wait", "--for=condition=Ready", "--timeout=1m", "clusterevaluationservice/default")
 		kubectl(ctx, v1, "apply", "-f", "-")
 		kubectl(ctx, nil, "wait", "-n", gitopsService, "--for=condition=Ready", "--timeout=2m", "metrics", "--all")
-		kubectl(ctx, nil, "wait", "-n", gitopsService, "--for=condition=Ready", "--timeout=2m", "testsets", "--all")
+		kubectl(ctx, nil, "wait", "-n", gitopsService, "--for=condition=Ready", "--timeout=2m", "testsets,systems", "--all")
 		Eventually(func(g Gomega) string { return rolloutOf(ctx, g, gitopsService).Phase }).Should(Equal("Healthy"))
 
 		By("a new release passes its gate: both Metrics, the executor's check and the service's ai score, pass on every testcase")
@@ -147,6 +147,7 @@ func gitopsLoop() {
 		passed := runs[v2.Current]
 		Expect(passed.Status.Verdict).To(BeEquivalentTo("Passed"))
 		Expect(passed.Labels).To(HaveKeyWithValue(v1alpha1.CanaryLabel, gitopsService))
+		expectLinked(ctx, gitopsService, v2.Current, passed)
 		Expect(passed.Status.Metrics).To(ConsistOf(
 			And(HaveField("Name", "valid-json-output"), HaveField("Passed", BeEquivalentTo(4))),
 			And(HaveField("Name", "answer-faithfulness"), HaveField("Passed", BeEquivalentTo(4)))))

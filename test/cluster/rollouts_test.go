@@ -93,9 +93,10 @@ func freePort() string {
 }
 
 // gateSamples are the shipped samples of a rollout's gate that apply as
-// they are: the gate's ServiceAccount and Role, and Argo Rollouts'
-// AnalysisTemplate of file (argo-rollouts.yaml, the job provider, its image
-// the node's; argo-rollouts-web.yaml, the web provider).
+// they are: the System the releases are versions of, the gate's
+// ServiceAccount and Role, and Argo Rollouts' AnalysisTemplate of file
+// (argo-rollouts.yaml, the job provider, its image the node's;
+// argo-rollouts-web.yaml, the web provider).
 func gateSamples(file string) []byte {
 	GinkgoHelper()
 	var out []string
@@ -128,13 +129,9 @@ type canary struct {
 	key, answers, version string
 	// passCriteria is the run template's, as YAML lines under it.
 	passCriteria []string
-	// runSpec is more of the run template's spec, as YAML lines.
-	runSpec []string
 	// analysis is the Rollout's analysis step: the AnalysisTemplate's name
 	// and its args, as YAML lines under analysis.
 	analysis []string
-	// extra are more documents of the release.
-	extra string
 }
 
 // jobAnalysis is the analysis step of the shipped job provider template
@@ -143,9 +140,15 @@ var jobAnalysis = []string{
 	"templates:",
 	"- templateName: evaluation-gate",
 	"args:",
+	"- name: system",
+	"  value: support-assistant",
 	"- name: revision",
 	"  valueFrom:",
 	"    podTemplateHashValue: Latest",
+	"- name: image",
+	"  valueFrom:",
+	"    fieldRef:",
+	"      fieldPath: spec.template.spec.containers[0].image",
 }
 
 // indent joins lines, each after n spaces.
@@ -159,11 +162,7 @@ func (c canary) objects() []byte {
 	if passCriteria == nil {
 		passCriteria = []string{"minPassRate: 1"}
 	}
-	runSpec := ""
-	if len(c.runSpec) > 0 {
-		runSpec = indent(6, c.runSpec) + "\n"
-	}
-	doc := fmt.Sprintf(`apiVersion: v1
+	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Secret
 metadata:
   name: evaluation-api-key
@@ -220,7 +219,7 @@ data:
       - name: exact-answer
       passCriteria:
 %[8]s
-%[9]s      timeout: 5m
+      timeout: 5m
       apiKeySecretRef:
         name: evaluation-api-key
       executor:
@@ -298,13 +297,9 @@ spec:
       steps:
       - setWeight: 50
       - analysis:
-%[10]s
+%[9]s
 `, v1alpha1.APIKeyLabel, c.key, assistantImage, c.answers, c.version, img, executorShares,
-		indent(8, passCriteria), runSpec, indent(10, c.analysis))
-	if c.extra != "" {
-		doc += "---\n" + c.extra
-	}
-	return []byte(doc)
+		indent(8, passCriteria), indent(10, c.analysis)))
 }
 
 // rolloutStatus is what Argo Rollouts reports of a Rollout: its phase,
@@ -346,6 +341,19 @@ func runsOf(ctx context.Context, g Gomega, ns string) map[string]v1alpha1.Evalua
 		out[e.Labels[v1alpha1.RevisionLabel]] = e
 	}
 	return out
+}
+
+// expectLinked checks that run names the SystemVersion the gate derived
+// from its revision and sent that version's id.
+func expectLinked(ctx context.Context, ns, revision string, run v1alpha1.EvaluationRun) {
+	GinkgoHelper()
+	Expect(run.Spec.SystemVersionRef).NotTo(BeNil(), "the gate links the run to the release's SystemVersion")
+	v := &v1alpha1.SystemVersion{}
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: run.Spec.SystemVersionRef.Name}, v)).To(Succeed())
+	Expect(v.Spec.SystemRef.Name).To(Equal("support-assistant"))
+	Expect(v.Spec.Config.Raw).To(ContainSubstring(`"revision":"` + revision + `"`))
+	Expect(run.Status.SystemVersionID).To(Equal(v.Status.ID))
+	Expect(v1alpha1.ValidUUID(v.Status.ID)).To(BeTrue(), "the version's id: %q", v.Status.ID)
 }
 
 // executorShares is how many Pods share each run's Testset: the shipped
@@ -422,12 +430,14 @@ func canaries() {
 			v2 := promote(ctx, ns, release("right", "2"))
 			passed := runsOf(ctx, Default, ns)[v2.Current]
 			expectVerdict(passed, "Passed", "Passed")
+			expectLinked(ctx, ns, v2.Current, passed)
 
 			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
 			v3 := abort(ctx, ns, v2, release("wrong", "3"))
 			runs := runsOf(ctx, Default, ns)
 			failed := runs[v3.Current]
 			expectVerdict(failed, "Failed", "Failed")
+			expectLinked(ctx, ns, v3.Current, failed)
 			Expect(runs).To(HaveLen(2), "one run per revision judged")
 			expectExecutorsSucceeded(ctx, ns, runs)
 		})
@@ -447,16 +457,11 @@ func canaries() {
 					URL: v1alpha1.ServiceURL(fake.URL()),
 				}},
 			})).To(Succeed())
-			// Each release names its SystemVersion in the run template; the
-			// revision (a pod template hash) is not a version id, so the
-			// gate is not given it as one.
-			samples := gateSamples("argo-rollouts.yaml")
-			Expect(bytes.Count(samples, []byte(systemVersionIDArg))).To(Equal(1))
-			kubectl(ctx, bytes.Replace(samples, []byte(systemVersionIDArg), nil, 1), "apply", "-n", ns, "-f", "-")
+			// The gate derives each release's SystemVersion (--system, its
+			// config the revision and the image) and the run names it.
+			kubectl(ctx, gateSamples("argo-rollouts.yaml"), "apply", "-n", ns, "-f", "-")
 			release := func(answers, version string) canary {
-				return canary{key: key, answers: answers, version: version, analysis: jobAnalysis,
-					runSpec: []string{"systemVersionRef:", "  name: support-assistant-v" + version},
-					extra:   systemVersion(answers, version)}
+				return canary{key: key, answers: answers, version: version, analysis: jobAnalysis}
 			}
 			startAtV1(ctx, ns, release("right", "1"))
 
@@ -464,14 +469,16 @@ func canaries() {
 			v2 := promote(ctx, ns, release("right", "2"))
 			passed := runsOf(ctx, Default, ns)[v2.Current]
 			expectVerdict(passed, "Passed", "Passed")
-			expectLinked(ctx, ns, passed, "support-assistant-v2")
+			expectLinked(ctx, ns, v2.Current, passed)
+			expectInService(passed)
 
 			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
 			v3 := abort(ctx, ns, v2, release("wrong", "3"))
 			runs := runsOf(ctx, Default, ns)
 			failed := runs[v3.Current]
 			expectVerdict(failed, "Failed", "Failed")
-			expectLinked(ctx, ns, failed, "support-assistant-v3")
+			expectLinked(ctx, ns, v3.Current, failed)
+			expectInService(failed)
 			Expect(runs).To(HaveLen(2), "one run per revision judged")
 			expectExecutorsSucceeded(ctx, ns, runs)
 		})
@@ -505,6 +512,12 @@ func canaries() {
 						"- name: revision",
 						"  valueFrom:",
 						"    podTemplateHashValue: Latest",
+						"- name: system",
+						"  value: support-assistant",
+						"- name: image",
+						"  valueFrom:",
+						"    fieldRef:",
+						"      fieldPath: spec.template.spec.containers[0].image",
 					}}
 			}
 			v1 := startAtV1(ctx, ns, release("1"))
@@ -540,40 +553,6 @@ func canaries() {
 	})
 }
 
-// systemVersionIDArg is the shipped gate's argument naming the revision as
-// the run's system version.
-const systemVersionIDArg = "\n                - --system-version-id={{args.revision}}"
-
-// systemVersion is a release's System and SystemVersion: the System the
-// same for all, the version's config its answers and version.
-func systemVersion(answers, version string) string {
-	return fmt.Sprintf(`apiVersion: evaluation.eval-operator.dev/v1alpha1
-kind: System
-metadata:
-  name: support-assistant
-spec:
-  projectId: proj_support-assistant
-  name: Support assistant
-  config:
-    answers: upper-cased questions
-  apiKeySecretRef:
-    name: evaluation-api-key
----
-apiVersion: evaluation.eval-operator.dev/v1alpha1
-kind: SystemVersion
-metadata:
-  name: support-assistant-v%[2]s
-spec:
-  systemRef:
-    name: support-assistant
-  name: v%[2]s
-  config:
-    image: %[3]s
-    answers: %[1]s
-    version: "%[2]s"
-`, answers, version, assistantImage)
-}
-
 // expectVerdict checks run's verdict, and that its one Metric, exact-answer,
 // counted the 3 testcases as counted (Passed or Failed).
 func expectVerdict(run v1alpha1.EvaluationRun, verdict, counted string) {
@@ -582,19 +561,17 @@ func expectVerdict(run v1alpha1.EvaluationRun, verdict, counted string) {
 	Expect(run.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField(counted, BeEquivalentTo(3)))))
 }
 
-// expectLinked checks that run, judged, names SystemVersion version in the
-// cluster and in the service, whose run holds one record and one score (the
-// executor's) per testcase.
-func expectLinked(ctx context.Context, ns string, run v1alpha1.EvaluationRun, version string) {
+// expectInService checks that the service holds run, judged, linked to
+// the version the run sent, with one record and one score (the executor's)
+// per testcase.
+func expectInService(run v1alpha1.EvaluationRun) {
 	GinkgoHelper()
-	var sv v1alpha1.SystemVersion
-	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: version}, &sv)).To(Succeed())
-	Expect(sv.Status.ID).NotTo(BeEmpty())
-	Expect(run.Status.SystemVersionID).To(Equal(sv.Status.ID))
-	Expect(run.Status.SystemID).To(Equal(sv.Status.SystemID))
 	remote, ok := fake.Run(run.Status.RunID)
 	Expect(ok).To(BeTrue(), "the service holds run %s", run.Status.RunID)
-	Expect(remote.SystemVersionID).To(HaveValue(Equal(sv.Status.ID)))
+	Expect(remote.SystemVersionID).To(HaveValue(Equal(run.Status.SystemVersionID)))
+	Expect(remote.SystemID).To(HaveValue(Equal(run.Status.SystemID)))
+	Expect(fake.SystemVersions()).To(ContainElement(And(HaveField("ID", run.Status.SystemVersionID),
+		HaveField("SystemID", run.Status.SystemID))), "the version the gate upserted, in the service")
 	Expect(remote.NumRecords).To(Equal(3))
 	Expect(remote.NumScores).To(Equal(3))
 }
@@ -630,7 +607,7 @@ func deleteNamespace(ctx context.Context, ns string) {
 func startAtV1(ctx context.Context, ns string, c canary) rolloutStatus {
 	GinkgoHelper()
 	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
-	kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq")
+	kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq", "system/support-assistant")
 	var v1 rolloutStatus
 	Eventually(func(g Gomega) {
 		v1 = rolloutOf(ctx, g, ns)

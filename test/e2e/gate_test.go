@@ -30,6 +30,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -101,11 +102,16 @@ var _ = Describe("kubectl eval gate", func() {
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		template := filepath.Join(dir, "run.yaml")
 		Expect(os.WriteFile(template, []byte(gateRunTemplate), 0o600)).To(Succeed())
-		// A release names its revision; a systemVersionId against a real
-		// service must be a SystemVersion's UUID (docs/systems.md).
+		// Each release is a version of the System: the gate derives its
+		// SystemVersion from the revision and the image, and the run names it,
+		// so the service links the verdict to the version it judged.
+		Expect(k8s.Create(ctx, &v1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "release"},
+			Spec: v1alpha1.SystemSpec{ProjectID: "proj_gate", Name: "Release", Config: apiextensionsv1.JSON{Raw: []byte(`{}`)},
+				APIKeySecretRef: &v1alpha1.SecretKeySelector{Name: "gate-key"}}})).To(Succeed())
 		gate := func(revision string) (string, int) {
 			cmd := exec.CommandContext(ctx, plugin, "gate", "--kubeconfig", controlPlane.Kubeconfig, "-n", ns,
-				"-f", template, "--revision", revision, "--poll-interval", "200ms")
+				"-f", template, "--system", "release", "--revision", revision, "--version", "image=registry.example.com/release:"+revision,
+				"--poll-interval", "200ms")
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if errors.As(err, &exit) {
@@ -130,5 +136,27 @@ var _ = Describe("kubectl eval gate", func() {
 		Expect(k8s.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
 		Expect(runs.Items).To(HaveLen(2))
 		Expect(up.Calls(evalapitest.OpCreateRun)).To(Equal(2), "one run per gate")
+
+		By("each release's run is linked to its own SystemVersion in the service")
+		var versions v1alpha1.SystemVersionList
+		Expect(k8s.List(ctx, &versions, client.InNamespace(ns))).To(Succeed())
+		Expect(versions.Items).To(HaveLen(2))
+		ids := map[string]string{}
+		for _, v := range versions.Items {
+			ids[v.Name] = v.Status.ID
+		}
+		sent := map[string]bool{}
+		for _, r := range up.Runs() {
+			Expect(r.SystemVersionID).NotTo(BeNil())
+			sent[*r.SystemVersionID] = true
+		}
+		for _, e := range runs.Items {
+			Expect(e.Spec.SystemVersionRef).NotTo(BeNil())
+			id := ids[e.Spec.SystemVersionRef.Name]
+			Expect(v1alpha1.ValidUUID(id)).To(BeTrue(), "the version's id %q", id)
+			Expect(e.Status.SystemVersionID).To(Equal(id))
+			Expect(sent).To(HaveKey(id))
+		}
+		Expect(sent).To(HaveLen(2), "two revisions, two versions")
 	})
 })

@@ -93,10 +93,10 @@ var _ = Describe("The example GitOps repository", func() {
 			Expect(policies).To(HaveLen(4))
 			// Production runs each service's whole loop; staging mirrors the
 			// Metrics only, with each service's key.
-			loop := map[string]int{"Testset": 2, "Rollout": 2, "AnalysisTemplate": 2, "RoleBinding": 2, "ExternalSecret": 2}
+			loop := map[string]int{"Testset": 2, "System": 2, "Rollout": 2, "AnalysisTemplate": 2, "RoleBinding": 2, "ExternalSecret": 2}
 			if observe {
 				Expect(policies).To(HaveEach(Equal([]any{"Observe"})))
-				loop = map[string]int{"Testset": 0, "Rollout": 0, "AnalysisTemplate": 0, "RoleBinding": 0, "ExternalSecret": 2}
+				loop = map[string]int{"Testset": 0, "System": 0, "Rollout": 0, "AnalysisTemplate": 0, "RoleBinding": 0, "ExternalSecret": 2}
 			} else {
 				Expect(policies).To(HaveEach(BeNil()))
 			}

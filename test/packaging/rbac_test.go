@@ -90,7 +90,8 @@ var _ = Describe("The manager's permissions", func() {
 		rest := permissions(restRules())
 		Expect(rest).To(ConsistOf(
 			apiGroup+" metrics create", apiGroup+" metrics delete", apiGroup+" testsets create", apiGroup+" testsets delete",
-			apiGroup+" testsetdeletions create", apiGroup+" testcasedeletions create", apiGroup+" evaluationruns create"))
+			apiGroup+" testsetdeletions create", apiGroup+" testcasedeletions create", apiGroup+" evaluationruns create",
+			apiGroup+" systemversions create"))
 		for _, p := range rest {
 			Expect(generated).NotTo(ContainElement(p),
 				"config/rbac/role.yaml grants %q: an RBAC marker asks for what only the REST server needs", p)

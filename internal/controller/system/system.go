@@ -200,8 +200,9 @@ func (r *Reconciler) finalize(ctx context.Context, sc *systemScope) (kit.Outcome
 }
 
 // claimed stops s when another System of the cluster is the same remote
-// System on the same service (the same name in the same project): the
-// holder is the one whose id was recorded first, then the older.
+// System on the same service (the same name in the same project; on a
+// standalone service, in the same namespace): the holder is the one whose
+// id was recorded first, then the older.
 func (r *Reconciler) claimed(ctx context.Context, sc *systemScope) (kit.Outcome, bool, error) {
 	s, endpoint := sc.Obj, sc.Conn.Endpoint
 	l := &v1alpha1.SystemList{}
@@ -212,6 +213,11 @@ func (r *Reconciler) claimed(ctx context.Context, sc *systemScope) (kit.Outcome,
 		o := &l.Items[i]
 		if o.UID == s.UID || o.Spec.ProjectID != s.Spec.ProjectID || o.Spec.Name != s.Spec.Name ||
 			o.Annotations[v1alpha1.ServiceAnnotation] != endpoint || o.Status.ID == "" || !holdsBefore(o, s) {
+			continue
+		}
+		if endpoint == remote.Standalone && o.Namespace != s.Namespace {
+			// Standalone, each namespace is a service of its own: another
+			// tenant's System of the same name is another System.
 			continue
 		}
 		where := "another namespace"

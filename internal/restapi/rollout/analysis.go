@@ -42,12 +42,16 @@ const (
 
 // analysisRequest is the web metric's jsonBody: the release (a Rollout's or
 // a Kargo Stage's name), its revision (e.g. the pod-template-hash or the
-// Freight), the template ConfigMap, and the version's id, optional.
+// Freight), the template ConfigMap, and optionally the System the release
+// is a version of with the rest of its version's config (e.g. its images),
+// or the id of a version kept elsewhere.
 type analysisRequest struct {
-	Name            string `json:"name"`
-	Revision        string `json:"revision"`
-	Template        string `json:"template"`
-	SystemVersionID string `json:"systemVersionId,omitempty"`
+	Name            string            `json:"name"`
+	Revision        string            `json:"revision"`
+	Template        string            `json:"template"`
+	System          string            `json:"system,omitempty"`
+	Version         map[string]string `json:"version,omitempty"`
+	SystemVersionID string            `json:"systemVersionId,omitempty"`
 }
 
 // analysisMetric is one Metric of the answer: its pass rate, and against a
@@ -76,12 +80,18 @@ func (f *Flagger) Analysis(ctx context.Context, secret types.NamespacedName, bod
 	d.DisallowUnknownFields()
 	if err := d.Decode(&req); err != nil {
 		return apierror.Validation(apierror.Field{Field: apierror.BodyField, Message: "is not the analysis gate's request " +
-			"{name, revision, template, systemVersionId}: " + err.Error()}).Response(), nil
+			"{name, revision, template, system, version, systemVersionId}: " + err.Error()}).Response(), nil
 	}
 	p := FlaggerPayload{Name: req.Name, Namespace: secret.Namespace, Checksum: req.Revision,
 		Metadata: map[string]string{"template": req.Template}, analysis: true}
 	if req.SystemVersionID != "" {
 		p.Metadata["systemVersionId"] = req.SystemVersionID
+	}
+	if req.System != "" {
+		p.Metadata[metadataSystem] = req.System
+	}
+	for k, v := range req.Version {
+		p.Metadata[metadataVersionPrefix+k] = v
 	}
 	if errs := p.check(); len(errs) > 0 {
 		for i := range errs { // named as this request names them

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -77,8 +78,18 @@ const (
 	maxFlaggerPhase    = 64
 )
 
-// kindRun is the kind of the runs the gates create.
-const kindRun = "EvaluationRun"
+// Kinds of the objects the gates create.
+const (
+	kindRun     = "EvaluationRun"
+	kindVersion = "SystemVersion"
+)
+
+// Flagger's metadata keys that name the release's System, and prefix the
+// keys of its version's config (version.image: ... is the config's image).
+const (
+	metadataSystem        = "system"
+	metadataVersionPrefix = "version."
+)
 
 // FlaggerPayload is what Flagger sends its webhooks.
 type FlaggerPayload struct {
@@ -90,6 +101,9 @@ type FlaggerPayload struct {
 	// analysis marks a call of the analysis gate (analysis.go), whose run
 	// records the release and revision under its own annotations.
 	analysis bool
+	// release is the release metadata.system names, set by check; nil
+	// without one.
+	release *gates.Release
 }
 
 // Flagger serves Flagger's webhooks.
@@ -119,6 +133,8 @@ func (f *Flagger) Gate(ctx context.Context, secret types.NamespacedName, body []
 	if errs := p.check(); len(errs) > 0 {
 		return apierror.Validation(errs...).Response(), nil
 	}
+	// The release's System is looked up in the canary's namespace, which
+	// must be the key's.
 	if p.Namespace != secret.Namespace {
 		return apierror.New(http.StatusForbidden, apierror.CodeForbidden, fmt.Sprintf(
 			"This key is namespace %s's; the canary is in %s: give its webhook a key of its own namespace",
@@ -131,8 +147,8 @@ func (f *Flagger) Gate(ctx context.Context, secret types.NamespacedName, body []
 	return gateAnswer(run, rollback), nil
 }
 
-// check names what is missing from p.
-func (p FlaggerPayload) check() []apierror.Field {
+// check names what is missing from p, and derives its release.
+func (p *FlaggerPayload) check() []apierror.Field {
 	var errs []apierror.Field
 	if len(validation.IsDNS1123Subdomain(p.Name)) > 0 {
 		errs = append(errs, apierror.Field{Field: "name", Message: "must be the canary's name"})
@@ -155,12 +171,47 @@ func (p FlaggerPayload) check() []apierror.Field {
 		errs = append(errs, apierror.Field{Field: "metadata.template",
 			Message: "must name the ConfigMap holding the EvaluationRun template (key " + gates.TemplateKey + ")"})
 	}
-	if v, ok := p.Metadata["systemVersionId"]; ok && !evaluationv1alpha1.ValidResourceID(v) {
-		errs = append(errs, apierror.Field{Field: "metadata.systemVersionId", Message: fmt.Sprintf(
-			"must be the version's id: 1 to %d letters, digits, '.', '_', ':' or '-', starting with a letter or digit",
-			evaluationv1alpha1.ResourceIDMaxLength)})
+	if v, ok := p.Metadata["systemVersionId"]; ok && !evaluationv1alpha1.ValidUUID(v) {
+		errs = append(errs, apierror.Field{Field: "metadata.systemVersionId", Message: "must be a SystemVersion's id, " +
+			"a UUID (the canary's revision is its checksum; metadata.system derives its SystemVersion)"})
 	}
-	return errs
+	return append(errs, p.checkRelease()...)
+}
+
+// checkRelease derives p's release from metadata.system, the revision (the
+// checksum) and the metadata.version.* keys, into p.release.
+func (p *FlaggerPayload) checkRelease() []apierror.Field {
+	system, named := p.Metadata[metadataSystem]
+	version := map[string]string{}
+	for k, v := range p.Metadata {
+		if key, ok := strings.CutPrefix(k, metadataVersionPrefix); ok {
+			version[key] = v
+		}
+	}
+	switch {
+	case !named && len(version) == 0:
+		return nil
+	case !named:
+		return []apierror.Field{{Field: "metadata." + metadataSystem,
+			Message: "must name the System the metadata.version.* keys are a version of"}}
+	case p.Metadata["systemVersionId"] != "":
+		return []apierror.Field{{Field: "metadata.systemVersionId",
+			Message: "must not be set with metadata.system, which derives the version from the release"}}
+	}
+	revisionKey := "checksum"
+	if p.analysis {
+		revisionKey = "revision"
+	}
+	r, errs := gates.ReleaseOf(system, revisionKey, p.Checksum, version)
+	if len(errs) == 0 {
+		p.release = &r
+		return nil
+	}
+	fields := make([]apierror.Field, len(errs))
+	for i, e := range errs {
+		fields[i] = apierror.Field{Field: "metadata." + e.Field, Message: e.Message}
+	}
+	return fields
 }
 
 // FlaggerRunName is the run of one canary revision: the canary's name and
@@ -187,6 +238,11 @@ func (f *Flagger) run(ctx context.Context, p FlaggerPayload) (*evaluationv1alpha
 	if err != nil {
 		return nil, err
 	}
+	if p.release != nil {
+		if err := f.linkVersion(ctx, p, run); err != nil {
+			return nil, err
+		}
+	}
 	settle, err := f.Quotas.Reserve(ctx, kindRun, run, false)
 	if err != nil {
 		return nil, err
@@ -205,6 +261,35 @@ func (f *Flagger) run(ctx context.Context, p FlaggerPayload) (*evaluationv1alpha
 	f.Log.Info("Created the EvaluationRun of a Flagger canary", "namespace", p.Namespace, "name", key.Name,
 		"canary", p.Name, "checksum", quote.Prefix(p.Checksum))
 	return run, nil
+}
+
+// linkVersion upserts p's release's SystemVersion, within the namespace's
+// budget, and names it in run.
+func (f *Flagger) linkVersion(ctx context.Context, p FlaggerPayload, run *evaluationv1alpha1.EvaluationRun) error {
+	create := func(ctx context.Context, v *evaluationv1alpha1.SystemVersion) error {
+		settle, err := f.Quotas.Reserve(ctx, kindVersion, v, false)
+		if err != nil {
+			return err
+		}
+		err = f.Client.Create(ctx, v)
+		settle(err == nil)
+		return err
+	}
+	v, created, err := gates.UpsertVersion(ctx, f.Cache, create, p.Namespace, *p.release)
+	switch {
+	case errors.Is(err, gates.ErrSystemNotFound), errors.Is(err, gates.ErrVersionNameTaken):
+		return apierror.Conflict("%s", err.Error())
+	case apierrors.IsInvalid(err):
+		return apierror.Conflict("The release's SystemVersion is not valid: %s", quote.Bounded(err.Error()))
+	case err != nil:
+		return apierror.WriteFailed(nil, err, "upserting the release's SystemVersion")
+	}
+	if created {
+		f.Log.Info("Created the SystemVersion of a release", "namespace", p.Namespace, "name", v.Name,
+			"system", p.release.System)
+	}
+	run.Spec.SystemVersionRef, run.Spec.SystemVersionID = &evaluationv1alpha1.ObjectRef{Name: v.Name}, ""
+	return nil
 }
 
 // runFromTemplate is the run made from the ConfigMap p names.
