@@ -74,7 +74,7 @@ func (b *bench) restRun(ctx context.Context, tab *table, n, c, reconcilers int) 
 		return err
 	}
 	defer func() { err = errors.Join(err, srv.stop()) }()
-	elapsed, latencies, err := srv.postMetrics(ctx, n, c)
+	elapsed, latencies, err := srv.postMetrics(ctx, n, c, fmt.Sprintf("rest-standalone-%d", c))
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (b *bench) restRemoteRun(ctx context.Context, tab *table, n, c, reconcilers
 	if err != nil {
 		return err
 	}
-	elapsed, latencies, err := srv.postMetrics(ctx, n, c)
+	elapsed, latencies, err := srv.postMetrics(ctx, n, c, fmt.Sprintf("rest-remote-%d", c))
 	if err != nil {
 		return err
 	}
@@ -218,11 +218,17 @@ func (b *bench) startREST(ctx context.Context, opts controller.Options, c int) (
 	return r, nil
 }
 
-// postMetrics sends n POST metric requests with c in flight.
-func (r *restServer) postMetrics(ctx context.Context, n, c int) (time.Duration, []time.Duration, error) {
-	return framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
+// postMetrics sends n POST metric requests with c in flight, profiled as
+// profile (see -cpuprofile-dir).
+func (r *restServer) postMetrics(ctx context.Context, n, c int, profile string) (time.Duration, []time.Duration, error) {
+	stop, err := startProfile(profile)
+	if err != nil {
+		return 0, nil, err
+	}
+	elapsed, latencies, err := framework.Parallel(ctx, n, c, func(ctx context.Context, i int) error {
 		return r.post.metric(ctx, fmt.Sprintf("rest-%05d", i), i)
 	})
+	return elapsed, latencies, errors.Join(err, stop())
 }
 
 // rawCreates creates n Metrics with c in flight while no manager runs.

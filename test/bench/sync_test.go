@@ -153,7 +153,12 @@ func (b *bench) runOperator(ctx context.Context, ns string, svc evalapi.Service,
 	if err != nil {
 		return run, err
 	}
-	if run.elapsed, err = b.createAndWaitReady(ctx, mgr.mgr.GetCache(), ns, n, c); err != nil {
+	stopProfile, err := startProfile(fmt.Sprintf("operator-c%d", c))
+	if err != nil {
+		return run, err
+	}
+	run.elapsed, err = b.createAndWaitReady(ctx, mgr.mgr.GetCache(), ns, n, c)
+	if err = errors.Join(err, stopProfile()); err != nil {
 		return run, err
 	}
 	cpuAfter, err := readCPU()

@@ -73,15 +73,17 @@ func (d *DriftSchedule) Due(uid types.UID) (bool, time.Duration) {
 	return true, 0
 }
 
-// Checked records that uid's remote Metric was just read or written: the
-// next check is one interval from now.
-func (d *DriftSchedule) Checked(uid types.UID) {
+// Checked records that uid's remote copy was just read or written: the
+// next check is one interval from now, and the result returned brings uid
+// back for it.
+func (d *DriftSchedule) Checked(uid types.UID) ctrl.Result {
 	if d.interval <= 0 {
-		return
+		return ctrl.Result{}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.next[uid] = d.clock.Now().Add(d.interval)
+	return ctrl.Result{RequeueAfter: d.interval}
 }
 
 // Requeue is the result that brings uid back for its next check.

@@ -41,8 +41,11 @@ func TestDriftSchedule(t *testing.T) {
 	if due, _ := d.Due("a"); !due {
 		t.Fatal("a's check must be due after half an interval")
 	}
-	// After a check, the next one is a whole interval away.
-	d.Checked("a")
+	// After a check, the next one is a whole interval away, and the check's
+	// result comes back for it.
+	if res := d.Checked("a"); res.RequeueAfter != interval {
+		t.Fatalf("a check requeues after %s, want %s", res.RequeueAfter, interval)
+	}
 	if due, wait := d.Due("a"); due || wait != interval {
 		t.Fatalf("after a check: due=%v wait=%s, want false and %s", due, wait, interval)
 	}
@@ -57,5 +60,8 @@ func TestDriftSchedule(t *testing.T) {
 	off := newDriftSchedule(0, clock)
 	if due, wait := off.Due("a"); due || wait != 0 {
 		t.Errorf("interval 0: due=%v wait=%s, want no check at all", due, wait)
+	}
+	if res := off.Checked("a"); res.RequeueAfter != 0 {
+		t.Errorf("interval 0: a check requeues after %s, want never", res.RequeueAfter)
 	}
 }

@@ -35,6 +35,10 @@ type Scope[T v1alpha1.Object, C any] struct {
 	// (Conn then holds only the name status.service says).
 	Conn    *remote.Connection
 	ConnErr error
+	// Via is the object whose service Obj uses, as the kind's Connect read
+	// it (a SystemVersion's System), so that its steps need not read it
+	// again; nil where Obj uses its own service or Via could not be read.
+	Via v1alpha1.Object
 	// Client is the kind's client on Conn, given the object.
 	Client C
 	Status *StatusPatcher
@@ -59,10 +63,11 @@ type Lifecycle[T v1alpha1.Object, C any] struct {
 	New func() T
 	// Connect resolves the service obj uses; without it, obj's own
 	// (Connector.Connect). A kind whose objects use another object's
-	// service resolves that one here, and answers a nil connection while
-	// obj cannot be connected yet: then nothing is resolved, the client is
-	// its zero value, and the kind's Steps say why.
-	Connect func(ctx context.Context, obj T) (*remote.Connection, error)
+	// service reads that object here and resolves its service; it returns
+	// the object as via (Scope.Via), and a nil connection while obj cannot
+	// be connected yet: then nothing is resolved, the client is its zero
+	// value, and the kind's Steps say why.
+	Connect func(ctx context.Context, obj T) (via v1alpha1.Object, conn *remote.Connection, err error)
 	// ClientFor is the kind's client for obj on conn.
 	ClientFor func(conn *remote.Connection, obj T) C
 	// Read completes obj once it is connected (a read of what the cache
@@ -103,8 +108,8 @@ func (l *Lifecycle[T, C]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if !obj.GetDeletionTimestamp().IsZero() && l.Finalize == nil {
 		return ctrl.Result{}, nil
 	}
-	conn, cerr := l.connect(ctx, obj)
-	s := &Scope[T, C]{Obj: obj, Conn: conn, ConnErr: cerr, life: l}
+	via, conn, cerr := l.connect(ctx, obj)
+	s := &Scope[T, C]{Obj: obj, Conn: conn, ConnErr: cerr, Via: via, life: l}
 	if conn != nil {
 		s.Client = l.ClientFor(conn, obj)
 	}
@@ -124,12 +129,13 @@ func (l *Lifecycle[T, C]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	return s.Status.Finish(ctx, o, res, err)
 }
 
-// connect resolves the service obj uses.
-func (l *Lifecycle[T, C]) connect(ctx context.Context, obj T) (*remote.Connection, error) {
+// connect resolves the service obj uses, and the object it is used through.
+func (l *Lifecycle[T, C]) connect(ctx context.Context, obj T) (v1alpha1.Object, *remote.Connection, error) {
 	if l.Connect != nil {
 		return l.Connect(ctx, obj)
 	}
-	return l.Connector.Connect(ctx, obj)
+	conn, err := l.Connector.Connect(ctx, obj)
+	return nil, conn, err
 }
 
 // run is the reconcile's steps after the status patcher is set up.

@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -140,11 +141,19 @@ func TestLifecycleLeavesAnUnconnectedObjectUnresolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.life.Remote, f.life.NeedsFinalizer = nil, nil
-	f.life.Connect = func(context.Context, *v1alpha1.Metric) (*remote.Connection, error) { return nil, nil }
+	// Connected through another object that is not ready: that object
+	// reaches the steps as read, so they need not read it again.
+	via := &v1alpha1.System{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "not-ready"}}
+	f.life.Connect = func(context.Context, *v1alpha1.Metric) (v1alpha1.Object, *remote.Connection, error) {
+		return via, nil, nil
+	}
 	steps := f.life.Steps
 	f.life.Steps = func(ctx context.Context, s *Scope[*v1alpha1.Metric, remote.MetricClient]) (Outcome, ctrl.Result, error) {
 		if s.Conn != nil || s.Client != nil {
 			t.Errorf("steps given connection %v and client %v, want none", s.Conn, s.Client)
+		}
+		if s.Via != via {
+			t.Errorf("steps given Via %v, want the object Connect returned", s.Via)
 		}
 		return steps(ctx, s)
 	}
@@ -170,9 +179,9 @@ func TestLifecycleFinalizesWithoutRemoteIDs(t *testing.T) {
 			f.life.Remote = nil
 			f.life.NeedsFinalizer = func(remote.MetricClient) bool { return true }
 			connect := f.life.Connector.Connect
-			f.life.Connect = func(ctx context.Context, m *v1alpha1.Metric) (*remote.Connection, error) {
+			f.life.Connect = func(ctx context.Context, m *v1alpha1.Metric) (v1alpha1.Object, *remote.Connection, error) {
 				conn, _ := connect(ctx, m)
-				return conn, tc.connErr
+				return nil, conn, tc.connErr
 			}
 			m := f.reconcile(t)
 			if !slices.Equal(f.calls, tc.calls) {

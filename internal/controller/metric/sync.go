@@ -154,14 +154,14 @@ func (r *Reconciler) adopt(ctx context.Context, s *scope, drift *kit.DriftSchedu
 		ctrl.LoggerFrom(ctx).Info("Updated adopted remote Metric to the spec", "id", id)
 		metricUpdates.Inc()
 	}
-	drift.Checked(m.UID)
+	next := drift.Checked(m.UID)
 	switch {
 	case !m.Spec.Allows(v1alpha1.ManagementUpdate):
-		return observed(id, m), drift.Requeue(m.UID), nil
+		return observed(id, m), next, nil
 	case first && m.Labels[v1alpha1.CreatedByLabel] == v1alpha1.CreatedByRESTAPI:
-		return createdLocally(id), drift.Requeue(m.UID), nil
+		return createdLocally(id), next, nil
 	}
-	return adopted(id), drift.Requeue(m.UID), nil
+	return adopted(id), next, nil
 }
 
 // update sends the whole desired variant of this generation as one update.
@@ -179,8 +179,7 @@ func (r *Reconciler) update(ctx context.Context, s *scope, drift *kit.DriftSched
 	resp.Record(&m.Status)
 	r.recordSynced(m, nil)
 	metricUpdates.Inc()
-	drift.Checked(m.UID)
-	return updated(m, id), drift.Requeue(m.UID), nil
+	return updated(m, id), drift.Checked(m.UID), nil
 }
 
 // checkDrift reads the remote Metric of a Ready Metric once its check is
@@ -208,8 +207,7 @@ func (r *Reconciler) checkDrift(ctx context.Context, s *scope, drift *kit.DriftS
 			"remote Metric %s was changed outside the cluster; restored the spec", id)
 	}
 	got.Record(&m.Status)
-	drift.Checked(m.UID)
-	return current, drift.Requeue(m.UID), nil
+	return current, drift.Checked(m.UID), nil
 }
 
 // driftFailure is the outcome of a failed drift check: a passing failure of

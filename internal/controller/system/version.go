@@ -52,48 +52,55 @@ func (r *VersionReconciler) lifecycle() *kit.Lifecycle[*v1alpha1.SystemVersion, 
 	}
 }
 
-// connect resolves the service of the version's System, once that is
-// Ready; nil while it is not.
-func (r *VersionReconciler) connect(ctx context.Context, v *v1alpha1.SystemVersion) (*remote.Connection, error) {
-	s, _, err := r.system(ctx, v)
-	if s == nil {
-		return nil, err
+// connect reads the version's System and, once that is Ready with a remote
+// id, resolves its service; the steps take the System from Scope.Via, so it
+// is read once a reconcile and both see the same System.
+func (r *VersionReconciler) connect(ctx context.Context, v *v1alpha1.SystemVersion) (
+	v1alpha1.Object, *remote.Connection, error) {
+	s := &v1alpha1.System{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: v.Namespace, Name: v.Spec.SystemRef.Name}, s); err != nil {
+		return nil, nil, err
 	}
-	return r.Connector.Connect(ctx, s)
+	if !systemReady(s) {
+		return s, nil, nil
+	}
+	conn, err := r.Connector.Connect(ctx, s)
+	return s, conn, err
 }
 
 // steps waits for the version's System, then syncs the version in it.
 func (r *VersionReconciler) steps(ctx context.Context, sc *versionScope) (kit.Outcome, ctrl.Result, error) {
-	s, o, err := r.system(ctx, sc.Obj)
-	switch {
-	case s == nil:
+	s, _ := sc.Via.(*v1alpha1.System)
+	if o, wait, err := waitForSystem(sc.Obj.Spec.SystemRef.Name, s, sc.ConnErr); wait {
 		return o, ctrl.Result{}, err
-	case sc.Conn == nil:
-		// The System became Ready since connect read it: its change re-triggers the version.
-		return kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+s.Name+" is not Ready"), ctrl.Result{}, nil
-	case sc.ConnErr != nil:
+	}
+	if sc.ConnErr != nil {
 		return kit.ConnectFailure(sc.ConnErr)
 	}
-	o, err = r.sync(ctx, sc.Client, s.Status.ID, sc.Obj)
+	o, err := r.sync(ctx, sc.Client, s.Status.ID, sc.Obj)
 	return o, ctrl.Result{}, err
 }
 
-// system is the version's System once it is Ready with a remote id, else
-// the outcome to wait with.
-func (r *VersionReconciler) system(ctx context.Context, v *v1alpha1.SystemVersion) (*v1alpha1.System, kit.Outcome, error) {
-	s := &v1alpha1.System{}
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: v.Namespace, Name: v.Spec.SystemRef.Name}, s)
-	if apierrors.IsNotFound(err) {
-		return nil, kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+v.Spec.SystemRef.Name+" does not exist"), nil
+// waitForSystem is the outcome to wait with, and true, while the System
+// named name is not Ready with a remote id: s as connect read it, nil when
+// it could not be read, for err.
+func waitForSystem(name string, s *v1alpha1.System, err error) (kit.Outcome, bool, error) {
+	switch {
+	case s == nil && apierrors.IsNotFound(err):
+		return kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+name+" does not exist"), true, nil
+	case s == nil:
+		return kit.Progressing(v1alpha1.ReasonSystemNotReady, "reading System "+name), true,
+			fmt.Errorf("reading System %s: %w", name, err)
+	case !systemReady(s):
+		return kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+name+" is not Ready"), true, nil
 	}
-	if err != nil {
-		return nil, kit.Progressing(v1alpha1.ReasonSystemNotReady, "reading System "+v.Spec.SystemRef.Name),
-			fmt.Errorf("reading System %s: %w", v.Spec.SystemRef.Name, err)
-	}
-	if !meta.IsStatusConditionTrue(s.Status.Conditions, v1alpha1.ConditionReady) || s.Status.ID == "" {
-		return nil, kit.Progressing(v1alpha1.ReasonSystemNotReady, "System "+s.Name+" is not Ready"), nil
-	}
-	return s, kit.Outcome{}, nil
+	return kit.Outcome{}, false, nil
+}
+
+// systemReady reports whether s is Ready with a remote id, so that its
+// versions can be upserted in it.
+func systemReady(s *v1alpha1.System) bool {
+	return meta.IsStatusConditionTrue(s.Status.Conditions, v1alpha1.ConditionReady) && s.Status.ID != ""
 }
 
 // sync upserts the version when nothing is recorded for this System or its

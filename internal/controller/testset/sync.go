@@ -102,11 +102,11 @@ func (r *Reconciler) syncTestcases(ctx context.Context, s *scope, drift *kit.Dri
 	}
 	plan := set.Diff(have)
 	fields := !held.Matches(&t.Spec)
-	drift.Checked(t.UID)
+	next := drift.Checked(t.UID)
 	if !t.Spec.Allows(v1alpha1.ManagementUpdate) {
 		setSynced(&t.Status.Conditions, t.Generation, plan, fields)
 		return kit.Ready(v1alpha1.ReasonObserved, fmt.Sprintf("observing remote Testset %s with %d testcases",
-			id, have.Len())), drift.Requeue(t.UID), nil
+			id, have.Len())), next, nil
 	}
 	if err := apply(ctx, s, plan, fields); err != nil {
 		return remoteFailure(err, id)
@@ -124,7 +124,7 @@ func (r *Reconciler) syncTestcases(ctx context.Context, s *scope, drift *kit.Dri
 	if !plan.Empty() {
 		r.announce(t, o)
 	}
-	return o, drift.Requeue(t.UID), nil
+	return o, next, nil
 }
 
 // validated says that a standalone service's Testset holds set, kept in

@@ -125,7 +125,7 @@ func (q *Quotas) reserve(ctx context.Context, l *ledger, limit int, kind string,
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cached, err := q.held(ctx, info, obj.GetNamespace())
+	cached, err := q.held(ctx, info, obj.GetNamespace(), l.pending)
 	if err != nil {
 		return false, err
 	}
@@ -139,12 +139,14 @@ func (q *Quotas) reserve(ctx context.Context, l *ledger, limit int, kind string,
 	return room, nil
 }
 
-// held reads the names of what the cache holds of kind in namespace.
-// Where the informer shows its index (a cache of all namespaces), they are
-// read from the namespace index and no object is copied: listing a namespace
-// of thousands would copy every object, under the ledger's lock, for each
-// create. Otherwise (a cache limited by --watch-namespaces) it lists.
-func (q *Quotas) held(ctx context.Context, kind kinds.Info, namespace string) (*heldNames, error) {
+// held is what the cache holds of kind in namespace: how many objects, and
+// which of the names asked about. Where the informer shows its index (a
+// cache of all namespaces), the objects are read from the namespace index
+// as stored (no copy; its keys would come sorted) and no set of the
+// namespace's names is built, since this runs under the ledger's lock for
+// each create in a namespace that may hold thousands. Otherwise (a cache
+// limited by --watch-namespaces) it lists.
+func (q *Quotas) held(ctx context.Context, kind kinds.Info, namespace string, asked func(name string) bool) (*heldNames, error) {
 	informer, err := q.cache.GetInformer(ctx, kind.New())
 	if err != nil {
 		return nil, err
@@ -153,7 +155,7 @@ func (q *Quotas) held(ctx context.Context, kind kinds.Info, namespace string) (*
 	add := func(o any) error {
 		m, err := meta.Accessor(o)
 		if err == nil {
-			h.names = append(h.names, m.GetName())
+			h.add(m.GetName(), asked)
 		}
 		return err
 	}
@@ -162,7 +164,6 @@ func (q *Quotas) held(ctx context.Context, kind kinds.Info, namespace string) (*
 		if err != nil {
 			return nil, err
 		}
-		h.names = make([]string, 0, len(objs))
 		for _, o := range objs {
 			if err := add(o); err != nil {
 				return nil, err
@@ -174,29 +175,31 @@ func (q *Quotas) held(ctx context.Context, kind kinds.Info, namespace string) (*
 	if err := q.cache.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	h.names = make([]string, 0, meta.LenList(list))
 	return h, meta.EachListItem(list, func(o runtime.Object) error { return add(o) })
 }
 
 // heldNames is what the cache held of one kind in one namespace at one
-// moment: the objects' names, and a set of them built the first time it is
-// asked for one.
+// moment: how many objects, and which of the names asked about.
 type heldNames struct {
-	names []string
-	set   map[string]bool
+	n    int
+	held map[string]bool
 }
 
-func (h *heldNames) len() int { return len(h.names) }
-
-func (h *heldNames) has(name string) bool {
-	if h.set == nil {
-		h.set = make(map[string]bool, len(h.names))
-		for _, n := range h.names {
-			h.set[n] = true
+// add counts an object the cache holds, name, and notes it if asked about it.
+func (h *heldNames) add(name string, asked func(name string) bool) {
+	h.n++
+	if asked(name) {
+		if h.held == nil {
+			h.held = map[string]bool{}
 		}
+		h.held[name] = true
 	}
-	return h.set[name]
 }
+
+func (h *heldNames) len() int { return h.n }
+
+// has reports whether the cache held name, one of the names asked about.
+func (h *heldNames) has(name string) bool { return h.held[name] }
 
 // unseenFor is how long a create this server made counts against the
 // budget while the cache does not show it: the cache normally shows it
@@ -258,6 +261,13 @@ func (ls *ledgers) release(l *ledger) {
 	if l.users == 0 && empty {
 		delete(ls.m, l.key)
 	}
+}
+
+// pending reports whether a create of name is in flight or unseen here:
+// the names count asks the cache about. The caller holds l.mu.
+func (l *ledger) pending(name string) bool {
+	_, unseen := l.unseen[name]
+	return l.reserved[name] > 0 || unseen
 }
 
 // settle ends the reservation of a create of name, which created the

@@ -24,20 +24,27 @@ import (
 )
 
 var _ = Describe("A namespace's ledger of creates", func() {
-	// listOf is what the cache holds of a namespace's Metrics: names.
-	listOf := func(names ...string) *heldNames { return &heldNames{names: names} }
+	// held is what the cache holds of a namespace's Metrics, names, as l
+	// asks about them.
+	held := func(l *ledger, names ...string) *heldNames {
+		h := &heldNames{}
+		for _, name := range names {
+			h.add(name, l.pending)
+		}
+		return h
+	}
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 
 	It("counts the cache's objects, the creates it does not show yet and those in flight, each once", func() {
 		var ls ledgers
 		l := ls.acquire("team-a", "Metric")
 		l.reserved["a"], l.reserved["b"], l.reserved["c"] = 1, 1, 1
-		Expect(l.count(listOf("x"), now)).To(Equal(4), "x listed, a, b and c in flight")
+		Expect(l.count(held(l, "x"), now)).To(Equal(4), "x listed, a, b and c in flight")
 		l.settle("a", true, now)
 		l.settle("b", true, now)
 		l.settle("c", false, now)
-		Expect(l.count(listOf("a", "x"), now)).To(Equal(3), "x and a listed, b not yet, c created nothing")
-		Expect(l.count(listOf("a", "b", "x"), now)).To(Equal(3), "b shows now")
+		Expect(l.count(held(l, "a", "x"), now)).To(Equal(3), "x and a listed, b not yet, c created nothing")
+		Expect(l.count(held(l, "a", "b", "x"), now)).To(Equal(3), "b shows now")
 		Expect(l.unseen).To(BeEmpty(), "what the cache shows is forgotten")
 		ls.release(l)
 		Expect(ls.m).To(BeEmpty(), "an idle ledger with nothing unseen or in flight is dropped")
@@ -47,10 +54,10 @@ var _ = Describe("A namespace's ledger of creates", func() {
 		var ls ledgers
 		l := ls.acquire("team-a", "Metric")
 		l.reserved["a"] = 1
-		Expect(l.count(listOf(), now)).To(Equal(1))
-		Expect(l.count(listOf("a"), now)).To(Equal(1), "committed before its answer came back")
+		Expect(l.count(held(l), now)).To(Equal(1))
+		Expect(l.count(held(l, "a"), now)).To(Equal(1), "committed before its answer came back")
 		l.settle("a", true, now)
-		Expect(l.count(listOf("a"), now)).To(Equal(1))
+		Expect(l.count(held(l, "a"), now)).To(Equal(1))
 		ls.release(l)
 	})
 
@@ -59,11 +66,11 @@ var _ = Describe("A namespace's ledger of creates", func() {
 		l := ls.acquire("team-a", "Metric")
 		l.reserved["gone"] = 1
 		l.settle("gone", true, now)
-		Expect(l.count(listOf(), now.Add(unseenFor))).To(Equal(1))
+		Expect(l.count(held(l), now.Add(unseenFor))).To(Equal(1))
 		ls.release(l)
 		Expect(ls.m).To(HaveLen(1), "kept while it counts a create")
 		l = ls.acquire("team-a", "Metric")
-		Expect(l.count(listOf(), now.Add(unseenFor+time.Second))).To(BeZero())
+		Expect(l.count(held(l), now.Add(unseenFor+time.Second))).To(BeZero())
 		ls.release(l)
 		Expect(ls.m).To(BeEmpty())
 	})
@@ -75,8 +82,8 @@ var _ = Describe("A namespace's ledger of creates", func() {
 		c := ls.acquire("team-a", "TestcaseDeletion")
 		a.reserved["m"] = 1
 		a.settle("m", true, now)
-		Expect(b.count(listOf(), now)).To(BeZero())
-		Expect(c.count(listOf(), now)).To(BeZero())
+		Expect(b.count(held(b), now)).To(BeZero())
+		Expect(c.count(held(c), now)).To(BeZero())
 		for _, l := range []*ledger{a, b, c} {
 			ls.release(l)
 		}
