@@ -214,7 +214,7 @@ cluster-down: ## Stop the real node and undo every change it made to the machine
 	hack/cluster/cluster.sh down
 
 .PHONY: test-cluster
-test-cluster: ginkgo helm kustomize argo-rollouts ## Run the operator as pods on the real node (make cluster first): installs, probes, RBAC, the REST Service, failover, rolling update, an Argo Rollouts canary gated on evaluation, uninstall.
+test-cluster: ginkgo helm kustomize argo-rollouts ## Run the operator as pods on the real node (make cluster first): installs, probes, RBAC, the REST Service, failover, rolling update, Argo Rollouts canaries gated on evaluation (standalone, against a remote service, through the web provider, and the example GitOps loop), uninstall.
 	IMG=$(IMG) HELM=$(HELM) KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) CLUSTER_KUBECONFIG=$(CURDIR)/.cluster/kubeconfig \
 	  ARGO_ROLLOUTS=$(ARGO_ROLLOUTS) \
 	  $(GINKGO) $(GINKGO_FLAGS) --tags=cluster ./test/cluster

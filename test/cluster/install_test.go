@@ -341,67 +341,7 @@ var _ = Describe("The operator as pods on a real node", Ordered, func() {
 		expectHealthyInstall(ctx, helmNS, release, next, helmBindings)
 	})
 
-	It("gates an Argo Rollouts canary on an EvaluationRun: promoted when it passes, aborted when it fails", func() {
-		ctx := ctxFor(12 * time.Minute)
-		// No cluster DNS on this node: the executor is told the API
-		// Service's address instead of its name.
-		var svc corev1.Service
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: helmNS, Name: release + "-api"}, &svc)).To(Succeed())
-		helm(ctx, "upgrade", release, chartDir, "--namespace", helmNS, "--reuse-values", "--wait", "--timeout=4m",
-			"--set", "serveApi.url=http://"+net.JoinHostPort(svc.Spec.ClusterIP, "8082")+"/api/v2")
-		importBinary(ctx, framework.RepoRoot(), "./test/cluster/assistant", "assistant", assistantImage)
-		startArgoRollouts(ctx)
-
-		By("the application's namespace: the gate samples, the Metric and Testset, the run template, a Rollout at v1")
-		ns, err := framework.NewNamespace(ctx, k8s, "shop", framework.NewKey("unused"))
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func(ctx SpecContext) {
-			if CurrentSpecReport().Failed() {
-				dumpNamespace(ctx, ns)
-			}
-			kubectl(ctx, nil, "delete", "namespace", ns, "--wait=false")
-		})
-		key := framework.NewKey("canary")
-		kubectl(ctx, gateSamples(), "apply", "-n", ns, "-f", "-")
-		kubectl(ctx, canaryObjects(key, "right", "1"), "apply", "-n", ns, "-f", "-")
-		kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq", "system/support-assistant")
-		Eventually(func(g Gomega) string { return rolloutOf(ctx, g, ns).Phase }).Should(Equal("Healthy"))
-
-		By("v2 answers right: its run Passes and the canary is promoted")
-		kubectl(ctx, canaryObjects(key, "right", "2"), "apply", "-n", ns, "-f", "-")
-		var v2 rolloutStatus
-		Eventually(func(g Gomega) {
-			v2 = rolloutOf(ctx, g, ns)
-			if v2.Aborted {
-				StopTrying("the canary of v2 was aborted").Now()
-			}
-			g.Expect(v2.Phase).To(Equal("Healthy"))
-			g.Expect(v2.Stable).To(Equal(v2.Current))
-			g.Expect(runsOf(ctx, g, ns)).To(HaveKey(v2.Current))
-		}).WithTimeout(6 * time.Minute).Should(Succeed())
-		passed := runsOf(ctx, Default, ns)[v2.Current]
-		Expect(passed.Status.Verdict).To(BeEquivalentTo("Passed"))
-		Expect(passed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Passed", BeEquivalentTo(3)))))
-		expectLinked(ctx, ns, v2.Current, passed)
-
-		By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
-		kubectl(ctx, canaryObjects(key, "wrong", "3"), "apply", "-n", ns, "-f", "-")
-		var v3 rolloutStatus
-		Eventually(func(g Gomega) {
-			v3 = rolloutOf(ctx, g, ns)
-			g.Expect(v3.Current).NotTo(Equal(v2.Current))
-			g.Expect(v3.Aborted).To(BeTrue())
-			g.Expect(runsOf(ctx, g, ns)).To(HaveKey(v3.Current))
-		}).WithTimeout(6 * time.Minute).Should(Succeed())
-		Expect(v3.Stable).To(Equal(v2.Current), "the stable revision is still v2")
-		runs := runsOf(ctx, Default, ns)
-		failed := runs[v3.Current]
-		Expect(failed.Status.Verdict).To(BeEquivalentTo("Failed"))
-		Expect(failed.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField("Failed", BeEquivalentTo(3)))))
-		expectLinked(ctx, ns, v3.Current, failed)
-		Expect(runs).To(HaveLen(2), "one run per revision judged")
-		expectExecutorsSucceeded(ctx, ns, runs)
-	})
+	canaries()
 
 	It("uninstalls, keeping the CRDs and so every Metric, as the docs say", func() {
 		ctx := ctxFor(3 * time.Minute)

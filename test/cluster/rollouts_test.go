@@ -19,6 +19,7 @@ limitations under the License.
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -32,12 +33,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/eval-operator/eval-operator/api/v1alpha1"
+	"github.com/eval-operator/eval-operator/internal/evalapi/evalapitest"
+	"github.com/eval-operator/eval-operator/internal/restapi/tenancy"
 	"github.com/eval-operator/eval-operator/test/framework"
 )
 
@@ -90,12 +94,13 @@ func freePort() string {
 
 // gateSamples are the shipped samples of a rollout's gate that apply as
 // they are: the System the releases are versions of, the gate's
-// ServiceAccount and Role, and Argo Rollouts' AnalysisTemplate, its image
-// the node's.
-func gateSamples() []byte {
+// ServiceAccount and Role, and Argo Rollouts' AnalysisTemplate of file
+// (argo-rollouts.yaml, the job provider, its image the node's;
+// argo-rollouts-web.yaml, the web provider).
+func gateSamples(file string) []byte {
 	GinkgoHelper()
 	var out []string
-	for _, f := range []string{"evaluation-gate.yaml", "argo-rollouts.yaml"} {
+	for _, f := range []string{"evaluation-gate.yaml", file} {
 		raw, err := os.ReadFile(filepath.Join(framework.RepoRoot(), "config", "samples", "gates", f))
 		Expect(err).NotTo(HaveOccurred())
 		for doc := range strings.SplitSeq(string(raw), "\n---\n") {
@@ -105,8 +110,10 @@ func gateSamples() []byte {
 			case "ConfigMap", "Rollout": // the spec's own, below
 				continue
 			case "AnalysisTemplate":
-				Expect(strings.Count(doc, "image: ")).To(Equal(1))
-				doc = regexp.MustCompile(`image: \S+`).ReplaceAllLiteralString(doc, "image: "+img+"\n                imagePullPolicy: Never")
+				if strings.Contains(doc, "provider:\n      job:") {
+					Expect(strings.Count(doc, "image: ")).To(Equal(1))
+					doc = regexp.MustCompile(`image: \S+`).ReplaceAllLiteralString(doc, "image: "+img+"\n                imagePullPolicy: Never")
+				}
 			}
 			out = append(out, doc)
 		}
@@ -114,11 +121,47 @@ func gateSamples() []byte {
 	return []byte(strings.Join(out, "\n---\n"))
 }
 
-// canaryObjects are what the application's repository holds besides the
-// gate samples: the key, the Metric and Testset the runs judge on, the run
+// canary is one release of the application's repository: the gate samples
+// aside, the key, the Metric and Testset the runs judge on, the run
 // template whose executor asks the canary's Service, the two Services and
-// the Rollout, its pods answering as answers says.
-func canaryObjects(key, answers, version string) []byte {
+// the Rollout, its pods answering as answers says, version its VERSION.
+type canary struct {
+	key, answers, version string
+	// passCriteria is the run template's, as YAML lines under it.
+	passCriteria []string
+	// analysis is the Rollout's analysis step: the AnalysisTemplate's name
+	// and its args, as YAML lines under analysis.
+	analysis []string
+}
+
+// jobAnalysis is the analysis step of the shipped job provider template
+// (argo-rollouts.yaml): kubectl eval gate, the revision its argument.
+var jobAnalysis = []string{
+	"templates:",
+	"- templateName: evaluation-gate",
+	"args:",
+	"- name: system",
+	"  value: support-assistant",
+	"- name: revision",
+	"  valueFrom:",
+	"    podTemplateHashValue: Latest",
+	"- name: image",
+	"  valueFrom:",
+	"    fieldRef:",
+	"      fieldPath: spec.template.spec.containers[0].image",
+}
+
+// indent joins lines, each after n spaces.
+func indent(n int, lines []string) string {
+	pad := strings.Repeat(" ", n)
+	return pad + strings.Join(lines, "\n"+pad)
+}
+
+func (c canary) objects() []byte {
+	passCriteria := c.passCriteria
+	if passCriteria == nil {
+		passCriteria = []string{"minPassRate: 1"}
+	}
 	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Secret
 metadata:
@@ -175,7 +218,7 @@ data:
       metricRefs:
       - name: exact-answer
       passCriteria:
-        minPassRate: 1
+%[8]s
       timeout: 5m
       apiKeySecretRef:
         name: evaluation-api-key
@@ -254,28 +297,22 @@ spec:
       steps:
       - setWeight: 50
       - analysis:
-          templates:
-          - templateName: evaluation-gate
-          args:
-          - name: system
-            value: support-assistant
-          - name: revision
-            valueFrom:
-              podTemplateHashValue: Latest
-          - name: image
-            valueFrom:
-              fieldRef:
-                fieldPath: spec.template.spec.containers[0].image
-`, v1alpha1.APIKeyLabel, key, assistantImage, answers, version, img, executorShares))
+%[9]s
+`, v1alpha1.APIKeyLabel, c.key, assistantImage, c.answers, c.version, img, executorShares,
+		indent(8, passCriteria), indent(10, c.analysis)))
 }
 
 // rolloutStatus is what Argo Rollouts reports of a Rollout: its phase,
-// whether it was aborted, and the stable and current pod template hashes.
+// whether it was aborted, the stable and current pod template hashes, and
+// why it is paused.
 type rolloutStatus struct {
 	Phase, Stable, Current string
 	Aborted                bool
+	PauseReasons           []string
 }
 
+// rolloutOf is the status of Rollout support-assistant, the name of the
+// canary of every spec (and of examples/gitops' service).
 func rolloutOf(ctx context.Context, g Gomega, ns string) rolloutStatus {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(rolloutGVK)
@@ -285,6 +322,12 @@ func rolloutOf(ctx context.Context, g Gomega, ns string) rolloutStatus {
 	s.Stable, _, _ = unstructured.NestedString(u.Object, "status", "stableRS")
 	s.Current, _, _ = unstructured.NestedString(u.Object, "status", "currentPodHash")
 	s.Aborted, _, _ = unstructured.NestedBool(u.Object, "status", "abort")
+	pauses, _, _ := unstructured.NestedSlice(u.Object, "status", "pauseConditions")
+	for _, p := range pauses {
+		if m, ok := p.(map[string]any); ok {
+			s.PauseReasons = append(s.PauseReasons, fmt.Sprint(m["reason"]))
+		}
+	}
 	return s
 }
 
@@ -340,7 +383,7 @@ func expectExecutorsSucceeded(ctx context.Context, ns string, runs map[string]v1
 // the runs, the analysis, and every pod's log.
 func dumpNamespace(ctx context.Context, ns string) {
 	out, _, _ := framework.Run(ctx, nil, framework.Tool("KUBECTL", "kubectl"), "--kubeconfig", kubeconfig, "get", "-n", ns,
-		"-o", "yaml", "evaluationruns,analysisruns,jobs")
+		"-o", "yaml", "metrics,testsets,evaluationruns,rollouts,analysisruns,jobs")
 	GinkgoWriter.Printf("%s\n", out)
 	var pods corev1.PodList
 	if k8s.List(ctx, &pods, client.InNamespace(ns)) != nil {
@@ -351,4 +394,258 @@ func dumpNamespace(ctx context.Context, ns string) {
 			"logs", "-n", ns, p.Name, "--all-containers")
 		GinkgoWriter.Printf("--- pod %s\n%s%s\n", p.Name, logs, stderr)
 	}
+}
+
+// canaries are the Argo Rollouts canaries gated on evaluation: each spec a
+// namespace of its own, one Argo Rollouts controller and assistant image
+// for all.
+func canaries() {
+	Describe("Argo Rollouts canaries", Ordered, func() {
+		var api string // the REST server's address, host:port, through its Service
+
+		BeforeAll(func() {
+			ctx := ctxFor(6 * time.Minute)
+			// No cluster DNS on this node: the executor and the web provider
+			// are told the API Service's address instead of its name.
+			var svc corev1.Service
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: helmNS, Name: release + "-api"}, &svc)).To(Succeed())
+			api = net.JoinHostPort(svc.Spec.ClusterIP, "8082")
+			helm(ctx, "upgrade", release, chartDir, "--namespace", helmNS, "--reuse-values", "--wait", "--timeout=4m",
+				"--set", "serveApi.url=http://"+api+"/api/v2")
+			importBinary(ctx, framework.RepoRoot(), "./test/cluster/assistant", "assistant", assistantImage)
+			startArgoRollouts(ctx)
+		})
+
+		It("gates a canary on an EvaluationRun: promoted when it passes, aborted when it fails", func() {
+			ctx := ctxFor(8 * time.Minute)
+			ns := canaryNamespace(ctx, "shop")
+			key := framework.NewKey("canary")
+			release := func(answers, version string) canary {
+				return canary{key: key, answers: answers, version: version, analysis: jobAnalysis}
+			}
+			kubectl(ctx, gateSamples("argo-rollouts.yaml"), "apply", "-n", ns, "-f", "-")
+			startAtV1(ctx, ns, release("right", "1"))
+
+			By("v2 answers right: its run Passes and the canary is promoted")
+			v2 := promote(ctx, ns, release("right", "2"))
+			passed := runsOf(ctx, Default, ns)[v2.Current]
+			expectVerdict(passed, "Passed", "Passed")
+			expectLinked(ctx, ns, v2.Current, passed)
+
+			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
+			v3 := abort(ctx, ns, v2, release("wrong", "3"))
+			runs := runsOf(ctx, Default, ns)
+			failed := runs[v3.Current]
+			expectVerdict(failed, "Failed", "Failed")
+			expectLinked(ctx, ns, v3.Current, failed)
+			Expect(runs).To(HaveLen(2), "one run per revision judged")
+			expectExecutorsSucceeded(ctx, ns, runs)
+		})
+
+		It("gates a canary on a run of the remote service, linked to the release's SystemVersion: promoted when it passes, aborted when it fails", func() {
+			ctx := ctxFor(8 * time.Minute)
+			key := framework.NewKey("canary-remote")
+			fake.AddTenant(key)
+			// The service scores nothing itself here: every score is the
+			// executor's check, so a wrong answer can only fail by it.
+			fake.SetScorer(nil)
+			DeferCleanup(fake.SetScorer, evalapitest.Scorer(evalapitest.PassingScorer))
+			ns := canaryNamespace(ctx, "shop-remote")
+			Expect(k8s.Create(ctx, &v1alpha1.EvaluationService{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+				Spec: v1alpha1.EvaluationServiceSpec{ServiceConnection: v1alpha1.ServiceConnection{
+					URL: v1alpha1.ServiceURL(fake.URL()),
+				}},
+			})).To(Succeed())
+			// The gate derives each release's SystemVersion (--system, its
+			// config the revision and the image) and the run names it.
+			kubectl(ctx, gateSamples("argo-rollouts.yaml"), "apply", "-n", ns, "-f", "-")
+			release := func(answers, version string) canary {
+				return canary{key: key, answers: answers, version: version, analysis: jobAnalysis}
+			}
+			startAtV1(ctx, ns, release("right", "1"))
+
+			By("v2 answers right: the executor's records and scores in the service make its run Pass, and the canary is promoted")
+			v2 := promote(ctx, ns, release("right", "2"))
+			passed := runsOf(ctx, Default, ns)[v2.Current]
+			expectVerdict(passed, "Passed", "Passed")
+			expectLinked(ctx, ns, v2.Current, passed)
+			expectInService(passed)
+
+			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
+			v3 := abort(ctx, ns, v2, release("wrong", "3"))
+			runs := runsOf(ctx, Default, ns)
+			failed := runs[v3.Current]
+			expectVerdict(failed, "Failed", "Failed")
+			expectLinked(ctx, ns, v3.Current, failed)
+			expectInService(failed)
+			Expect(runs).To(HaveLen(2), "one run per revision judged")
+			expectExecutorsSucceeded(ctx, ns, runs)
+		})
+
+		It("pauses a canary gated through the web provider when its run is Inconclusive, rather than abort it", func() {
+			ctx := ctxFor(8 * time.Minute)
+			ns := canaryNamespace(ctx, "shop-web")
+			key, gateKey := framework.NewKey("canary-web"), framework.NewKey("canary-web-gate")
+			// The web provider calls the REST server from beside the node:
+			// its Service's address, not its cluster DNS name.
+			samples := gateSamples("argo-rollouts-web.yaml")
+			const url = "http://eval-operator-api.eval-operator-system.svc:8082"
+			Expect(bytes.Count(samples, []byte(url))).To(Equal(1))
+			kubectl(ctx, bytes.Replace(samples, []byte(url), []byte("http://"+api), 1), "apply", "-n", ns, "-f", "-")
+			Expect(k8s.Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evaluation-gate-key", Labels: map[string]string{
+					v1alpha1.APIKeyLabel: "true", tenancy.KeyScopeLabel: tenancy.KeyScopeGates}},
+				StringData: map[string]string{"apiKey": gateKey},
+			})).To(Succeed())
+			// Three records, all passing, cannot show a pass rate of 0.9 at
+			// a level of 0.95 (its lower bound is 0.53): Inconclusive.
+			release := func(version string) canary {
+				return canary{key: key, answers: "right", version: version,
+					passCriteria: []string{"minPassRate: 0.9", "confidence: 0.95"},
+					analysis: []string{
+						"templates:",
+						"- templateName: evaluation-web",
+						"args:",
+						"- name: release",
+						"  value: support-assistant",
+						"- name: revision",
+						"  valueFrom:",
+						"    podTemplateHashValue: Latest",
+						"- name: system",
+						"  value: support-assistant",
+						"- name: image",
+						"  valueFrom:",
+						"    fieldRef:",
+						"      fieldPath: spec.template.spec.containers[0].image",
+					}}
+			}
+			v1 := startAtV1(ctx, ns, release("1"))
+
+			By("v2's run is Inconclusive: the Rollout pauses for a person, v1 stays stable")
+			kubectl(ctx, release("2").objects(), "apply", "-n", ns, "-f", "-")
+			var v2 rolloutStatus
+			Eventually(func(g Gomega) {
+				v2 = rolloutOf(ctx, g, ns)
+				switch {
+				case v2.Aborted:
+					StopTrying("the canary of v2 was aborted").Now()
+				case v2.Current != v1.Current && v2.Stable == v2.Current:
+					StopTrying("the canary of v2 was promoted").Now()
+				}
+				g.Expect(v2.Current).NotTo(Equal(v1.Current))
+				g.Expect(v2.Phase).To(Equal("Paused"))
+				g.Expect(v2.PauseReasons).To(ContainElement("InconclusiveAnalysisRun"))
+			}).WithTimeout(5 * time.Minute).Should(Succeed())
+			Expect(v2.Stable).To(Equal(v1.Current), "the stable revision is still v1")
+			runs := runsOf(ctx, Default, ns)
+			Expect(runs).To(HaveKey(v2.Current))
+			expectVerdict(runs[v2.Current], "Inconclusive", "Passed")
+			// Paused stays paused: the analysis is not measured into an abort.
+			Consistently(func(g Gomega) rolloutStatus { return rolloutOf(ctx, g, ns) }).
+				WithTimeout(10 * time.Second).WithPolling(2 * time.Second).Should(And(
+				HaveField("Phase", "Paused"), HaveField("Aborted", BeFalse())))
+			Expect(runs).To(HaveLen(1), "one run for the revision, however often it was measured")
+			expectExecutorsSucceeded(ctx, ns, runs)
+		})
+
+		gitopsLoop()
+	})
+}
+
+// expectVerdict checks run's verdict, and that its one Metric, exact-answer,
+// counted the 3 testcases as counted (Passed or Failed).
+func expectVerdict(run v1alpha1.EvaluationRun, verdict, counted string) {
+	GinkgoHelper()
+	Expect(run.Status.Verdict).To(BeEquivalentTo(verdict))
+	Expect(run.Status.Metrics).To(ConsistOf(And(HaveField("Name", "exact-answer"), HaveField(counted, BeEquivalentTo(3)))))
+}
+
+// expectInService checks that the service holds run, judged, linked to
+// the version the run sent, with one record and one score (the executor's)
+// per testcase.
+func expectInService(run v1alpha1.EvaluationRun) {
+	GinkgoHelper()
+	remote, ok := fake.Run(run.Status.RunID)
+	Expect(ok).To(BeTrue(), "the service holds run %s", run.Status.RunID)
+	Expect(remote.SystemVersionID).To(HaveValue(Equal(run.Status.SystemVersionID)))
+	Expect(remote.SystemID).To(HaveValue(Equal(run.Status.SystemID)))
+	Expect(fake.SystemVersions()).To(ContainElement(And(HaveField("ID", run.Status.SystemVersionID),
+		HaveField("SystemID", run.Status.SystemID))), "the version the gate upserted, in the service")
+	Expect(remote.NumRecords).To(Equal(3))
+	Expect(remote.NumScores).To(Equal(3))
+}
+
+// canaryNamespace makes an application's namespace for a canary; a failed
+// spec shows what is in it.
+func canaryNamespace(ctx context.Context, prefix string) string {
+	GinkgoHelper()
+	ns, err := framework.NewNamespace(ctx, k8s, prefix, framework.NewKey("unused"))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) {
+		if CurrentSpecReport().Failed() {
+			dumpNamespace(ctx, ns)
+		}
+		deleteNamespace(ctx, ns)
+	})
+	return ns
+}
+
+// deleteNamespace deletes an application's namespace, its evaluation
+// objects first: deleted with the namespace, they could lose their key
+// Secret before they delete their remote objects, and keep the namespace
+// Terminating.
+func deleteNamespace(ctx context.Context, ns string) {
+	GinkgoHelper()
+	kubectl(ctx, nil, "delete", "-n", ns, "--ignore-not-found", "--timeout=2m",
+		"evaluationruns,metrics,testsets,systemversions,systems", "--all")
+	kubectl(ctx, nil, "delete", "--ignore-not-found", "namespace", ns, "--wait=false")
+}
+
+// startAtV1 applies the first release and waits until its Rollout is
+// Healthy, with its Metric and Testset Ready.
+func startAtV1(ctx context.Context, ns string, c canary) rolloutStatus {
+	GinkgoHelper()
+	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
+	kubectl(ctx, nil, "wait", "-n", ns, "--for=condition=Ready", "--timeout=2m", "metric/exact-answer", "testset/support-faq", "system/support-assistant")
+	var v1 rolloutStatus
+	Eventually(func(g Gomega) {
+		v1 = rolloutOf(ctx, g, ns)
+		g.Expect(v1.Phase).To(Equal("Healthy"))
+	}).Should(Succeed())
+	return v1
+}
+
+// promote applies release c and waits until its revision is stable, judged
+// by a run.
+func promote(ctx context.Context, ns string, c canary) rolloutStatus {
+	GinkgoHelper()
+	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
+	var s rolloutStatus
+	Eventually(func(g Gomega) {
+		s = rolloutOf(ctx, g, ns)
+		if s.Aborted {
+			StopTrying("the canary of v" + c.version + " was aborted").Now()
+		}
+		g.Expect(s.Phase).To(Equal("Healthy"))
+		g.Expect(s.Stable).To(Equal(s.Current))
+		g.Expect(runsOf(ctx, g, ns)).To(HaveKey(s.Current))
+	}).WithTimeout(6 * time.Minute).Should(Succeed())
+	return s
+}
+
+// abort applies release c and waits until its canary is aborted, judged by
+// a run, with stable still stable.
+func abort(ctx context.Context, ns string, stable rolloutStatus, c canary) rolloutStatus {
+	GinkgoHelper()
+	kubectl(ctx, c.objects(), "apply", "-n", ns, "-f", "-")
+	var s rolloutStatus
+	Eventually(func(g Gomega) {
+		s = rolloutOf(ctx, g, ns)
+		g.Expect(s.Current).NotTo(Equal(stable.Current))
+		g.Expect(s.Aborted).To(BeTrue())
+		g.Expect(runsOf(ctx, g, ns)).To(HaveKey(s.Current))
+	}).WithTimeout(6 * time.Minute).Should(Succeed())
+	Expect(s.Stable).To(Equal(stable.Current), "the stable revision is still the one before")
+	return s
 }
