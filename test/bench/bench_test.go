@@ -136,6 +136,11 @@ func (b *bench) kindRuns(ctx context.Context, t *testing.T, tab *table, concurre
 			t.Fatalf("isolation run: %v", err)
 		}
 	}
+	if *flagSystemVersionN > 0 {
+		if err := b.systemVersionRun(ctx, tab, *flagSystemVersionN, concurrency); err != nil {
+			t.Fatalf("SystemVersion run: %v", err)
+		}
+	}
 	if err := executorRuns(ctx, tab); err != nil {
 		t.Fatal(err)
 	}

@@ -135,16 +135,21 @@ func (r *running) stop() error {
 	return <-r.done
 }
 
-// reconcileStats reads controller-runtime's counters of the Metric
-// controller from the process-wide registry every manager here shares.
+// reconcileStats are controller-runtime's counters of one controller, read
+// from the process-wide registry every manager here shares.
 type reconcileStats struct{ total, errors, depth float64 }
 
-func readReconcileStats() (reconcileStats, error) {
+// readReconcileStats reads the Metric controller's counters.
+func readReconcileStats() (reconcileStats, error) { return readControllerStats("metric") }
+
+// readControllerStats reads the counters of the controller named name (its
+// kind in lower case).
+func readControllerStats(name string) (reconcileStats, error) {
 	list, err := metrics.Registry.Gather()
 	if err != nil {
 		return reconcileStats{}, fmt.Errorf("gathering metrics: %w", err)
 	}
-	return statsOf(familyMap(list)), nil
+	return controllerStats(familyMap(list), name), nil
 }
 
 func familyMap(list []*dto.MetricFamily) map[string]*dto.MetricFamily {
@@ -156,10 +161,14 @@ func familyMap(list []*dto.MetricFamily) map[string]*dto.MetricFamily {
 }
 
 func statsOf(families map[string]*dto.MetricFamily) reconcileStats {
+	return controllerStats(families, "metric")
+}
+
+func controllerStats(families map[string]*dto.MetricFamily, name string) reconcileStats {
 	return reconcileStats{
-		total:  framework.Sum(families, "controller_runtime_reconcile_total", map[string]string{"controller": "metric"}),
-		errors: framework.Sum(families, "controller_runtime_reconcile_errors_total", map[string]string{"controller": "metric"}),
-		depth:  framework.Sum(families, "workqueue_depth", map[string]string{"name": "metric"}),
+		total:  framework.Sum(families, "controller_runtime_reconcile_total", map[string]string{"controller": name}),
+		errors: framework.Sum(families, "controller_runtime_reconcile_errors_total", map[string]string{"controller": name}),
+		depth:  framework.Sum(families, "workqueue_depth", map[string]string{"name": name}),
 	}
 }
 

@@ -460,28 +460,41 @@ func consumeReady(w watch.Interface, ready map[string]bool, n int) error {
 
 // steadyState restarts the manager over n Ready Metrics and counts the
 // upstream calls and API writes of the resync: both must be 0.
-func (b *bench) steadyState(ctx context.Context, tab *table, label string, svc evalapi.Service, n, c int) (err error) {
+func (b *bench) steadyState(ctx context.Context, tab *table, label string, svc evalapi.Service, n, c int) error {
 	callsBefore := b.upstreamCalls()
-	statsBefore, err := readReconcileStats()
+	resync, writes, err := b.restart(ctx, controller.Options{MaxConcurrentReconciles: c,
+		Defaults: remote.Defaults{Service: svc}}, readReconcileStats, n)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	mgr, err := b.startManager(ctx, controller.Options{MaxConcurrentReconciles: c,
-		Defaults: remote.Defaults{Service: svc}}, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, mgr.stop()) }()
-	if _, err := waitIdle(ctx, readReconcileStats, statsBefore, n); err != nil {
-		return fmt.Errorf("waiting for the resync: %w", err)
-	}
-	resync := time.Since(start)
-	time.Sleep(quietPeriod)
 	tab.add(label+"restart over Ready Metrics: start to all reconciled", rate(n, resync), "", "")
 	tab.add(label+"restart: upstream calls, API writes",
-		fmt.Sprintf("%d, %d", b.upstreamCalls()-callsBefore, mgr.api.writes()), "0, 0", "")
+		fmt.Sprintf("%d, %d", b.upstreamCalls()-callsBefore, writes), "0, 0", "")
 	return nil
+}
+
+// restart starts a manager with opts over n objects of the controller whose
+// counters read reads, and returns the time from its start until each was
+// reconciled and the queue is empty, and the manager's API writes by the end
+// of a quiet period after that (late work: requeues, events).
+func (b *bench) restart(ctx context.Context, opts controller.Options, read func() (reconcileStats, error), n int) (
+	resync time.Duration, writes int64, err error) {
+	statsBefore, err := read()
+	if err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	mgr, err := b.startManager(ctx, opts, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() { err = errors.Join(err, mgr.stop()) }()
+	if _, err := waitIdle(ctx, read, statsBefore, n); err != nil {
+		return 0, 0, fmt.Errorf("waiting for the resync: %w", err)
+	}
+	resync = time.Since(start)
+	time.Sleep(quietPeriod)
+	return resync, mgr.api.writes(), nil
 }
 
 // driftInterval is the drift interval of the drift check run; its clock is
@@ -543,12 +556,8 @@ func (b *bench) touchKeySecret(ctx context.Context, ns string) error {
 
 // upstreamCalls counts the requests of every operation the test server got.
 func (b *bench) upstreamCalls() int {
-	total := 0
-	for _, op := range []string{evalapitest.OpCreateMetric, evalapitest.OpBulkDeleteTestcases, evalapitest.OpDeleteTestset,
-		evalapitest.OpGetMetric, evalapitest.OpUpdateMetric, evalapitest.OpDeleteMetric, evalapitest.OpListMetrics} {
-		total += b.server.Calls(op)
-	}
-	return total
+	return b.calls([]string{evalapitest.OpCreateMetric, evalapitest.OpBulkDeleteTestcases, evalapitest.OpDeleteTestset,
+		evalapitest.OpGetMetric, evalapitest.OpUpdateMetric, evalapitest.OpDeleteMetric, evalapitest.OpListMetrics})
 }
 
 // deleteMetrics deletes the Metrics of ns and waits until they are gone.
