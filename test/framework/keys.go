@@ -55,17 +55,12 @@ func IssuedKeys() []string {
 // capturing its bytes.
 var hexDumpRow = regexp.MustCompile(`[0-9a-f]{8}  ((?:[0-9a-f]{2}  ?){1,16})`)
 
-// Revealed says how text shows key, or "" if it does not: verbatim, without
-// its ak_ prefix, base64-encoded (a Secret in JSON), or in a hex dump (a
-// Secret in protobuf).
-func Revealed(text, key string) string {
-	secret := key[strings.Index(key, "_")+1:]
-	switch {
-	case strings.Contains(text, secret):
-		return "verbatim"
-	case strings.Contains(text, base64.StdEncoding.EncodeToString([]byte(key))):
-		return "base64-encoded"
-	}
+// Revealed says which of keys text shows and how, or "" and "" if it shows
+// none: verbatim, without its ak_ prefix, base64-encoded (a Secret in JSON),
+// or in a hex dump (a Secret in protobuf). The hex dump rows are decoded
+// once for all keys: a suite's logs run to megabytes and its keys to
+// hundreds.
+func Revealed(text string, keys []string) (key, how string) {
 	var dumped []byte
 	for _, row := range hexDumpRow.FindAllStringSubmatch(text, -1) {
 		b, err := hex.DecodeString(strings.ReplaceAll(row[1], " ", ""))
@@ -73,8 +68,16 @@ func Revealed(text, key string) string {
 			dumped = append(dumped, b...)
 		}
 	}
-	if bytes.Contains(dumped, []byte(secret)) {
-		return "in a hex dump"
+	for _, key := range keys {
+		secret := key[strings.Index(key, "_")+1:]
+		switch {
+		case strings.Contains(text, secret):
+			return key, "verbatim"
+		case strings.Contains(text, base64.StdEncoding.EncodeToString([]byte(key))):
+			return key, "base64-encoded"
+		case bytes.Contains(dumped, []byte(secret)):
+			return key, "in a hex dump"
+		}
 	}
-	return ""
+	return "", ""
 }
