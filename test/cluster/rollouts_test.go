@@ -458,8 +458,13 @@ func canaries() {
 				}},
 			})).To(Succeed())
 			// The gate derives each release's SystemVersion (--system, its
-			// config the revision and the image) and the run names it.
-			kubectl(ctx, gateSamples("argo-rollouts.yaml"), "apply", "-n", ns, "-f", "-")
+			// config the revision and the image) and the run names it; with
+			// --promote a Passed run makes it the System's production version.
+			samples := gateSamples("argo-rollouts.yaml")
+			const canaryArg = "                - --canary={{args.canary}}\n"
+			Expect(bytes.Count(samples, []byte(canaryArg))).To(Equal(1))
+			samples = bytes.Replace(samples, []byte(canaryArg), []byte(canaryArg+"                - --promote\n"), 1)
+			kubectl(ctx, samples, "apply", "-n", ns, "-f", "-")
 			release := func(answers, version string) canary {
 				return canary{key: key, answers: answers, version: version, analysis: jobAnalysis}
 			}
@@ -471,6 +476,17 @@ func canaries() {
 			expectVerdict(passed, "Passed", "Passed")
 			expectLinked(ctx, ns, v2.Current, passed)
 			expectInService(passed)
+			system := &v1alpha1.System{}
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "support-assistant"}, system)).To(Succeed())
+			expectProduction := func() {
+				GinkgoHelper()
+				held, ok := fake.System(system.Status.ID)
+				Expect(ok).To(BeTrue(), "the service holds System %s", system.Status.ID)
+				Expect(held.ProductionVersion).NotTo(BeNil())
+				Expect(held.ProductionVersion.ID).To(Equal(passed.Status.SystemVersionID), "v2's version is in production")
+				Expect(fake.Promotions(system.Status.ID)).To(Equal(1), "the production version is set once")
+			}
+			expectProduction()
 
 			By("v3 answers wrong: its run Fails and the canary is aborted, v2 stays stable")
 			v3 := abort(ctx, ns, v2, release("wrong", "3"))
@@ -481,6 +497,7 @@ func canaries() {
 			expectInService(failed)
 			Expect(runs).To(HaveLen(2), "one run per revision judged")
 			expectExecutorsSucceeded(ctx, ns, runs)
+			expectProduction() // a Failed run promotes nothing
 		})
 
 		It("pauses a canary gated through the web provider when its run is Inconclusive, rather than abort it", func() {
