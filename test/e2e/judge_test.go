@@ -55,7 +55,20 @@ var _ = Describe("A standalone service's judge", func() {
 		fake := judgetest.New(func(r judgetest.Request) judgetest.Reply {
 			mu.Lock()
 			defer mu.Unlock()
-			tc := r.Prompt()[strings.Index(r.Prompt(), "tc-"):][:5]
+			// The record is in the first user message: a second ask after an
+			// unreadable answer ends with a message of its own.
+			first := ""
+			for _, m := range r.Messages {
+				if m.Role == "user" {
+					first = m.Content
+					break
+				}
+			}
+			at := strings.Index(first, "tc-")
+			if at < 0 || len(first) < at+5 {
+				return judgetest.Reply{Status: http.StatusBadRequest, Body: `{"error":{"message":"no testcase in the prompt"}}`}
+			}
+			tc := first[at : at+5]
 			seen[tc]++
 			switch {
 			case tc == "tc-07" && seen[tc] == 1:
