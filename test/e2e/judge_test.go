@@ -50,9 +50,21 @@ var _ = Describe("A standalone service's judge", func() {
 		// The judge: slow enough that the restart finds records unscored;
 		// the first answer about tc-07 unreadable, the first request about
 		// tc-11 rate-limited.
+		// The judge answers nothing until the first manager is stopped, so
+		// that the restart finds every record still to judge, however fast
+		// the machine.
 		var mu sync.Mutex
 		seen := map[string]int{}
+		restarted := make(chan struct{})
+		var open sync.Once
+		DeferCleanup(func() { open.Do(func() { close(restarted) }) })
 		fake := judgetest.New(func(r judgetest.Request) judgetest.Reply {
+			select {
+			case <-restarted:
+			default: // the first manager's request: held, then answered after it is gone
+				<-restarted
+				return judgetest.Reply{Status: http.StatusServiceUnavailable, Body: `{"error":{"message":"restarting"}}`}
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			// The record is in the first user message: a second ask after an
@@ -145,7 +157,8 @@ var _ = Describe("A standalone service's judge", func() {
 		Expect(first.Stop(stopGrace, nil)).To(Succeed())
 		var kept corev1.ConfigMapList
 		Expect(k8s.List(ctx, &kept, client.InNamespace(ns), client.HasLabels{remote.JudgeRecordLabel})).To(Succeed())
-		Expect(kept.Items).NotTo(BeEmpty(), "the restart should find records still to judge")
+		Expect(kept.Items).To(HaveLen(20), "the restart should find every record still to judge")
+		open.Do(func() { close(restarted) })
 		addr, err = framework.FreeAddr()
 		Expect(err).NotTo(HaveOccurred())
 		startManager(ctx, "manager-2", "--serve-api="+addr, "--allow-private-service-addresses")
@@ -158,6 +171,11 @@ var _ = Describe("A standalone service's judge", func() {
 			And(HaveField("Name", "tone"), HaveField("Passed", BeEquivalentTo(19)), HaveField("Failed", BeEquivalentTo(1)),
 				HaveField("Unjudged", BeEquivalentTo(0))),
 			And(HaveField("Name", "exact"), HaveField("Passed", BeEquivalentTo(20)))), "each record scored once")
+		mu.Lock()
+		Expect(seen).To(HaveKeyWithValue("tc-07", 2), "an unreadable answer is asked for once more")
+		Expect(seen).To(HaveKeyWithValue("tc-11", 2), "a rate-limited request is sent again")
+		Expect(seen).To(HaveKeyWithValue("tc-03", 1))
+		mu.Unlock()
 		Expect(run.Status.Judge).NotTo(BeNil())
 		Expect(run.Status.Judge.Models).To(ConsistOf("gpt-4o=judge-small"))
 		Expect(meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionPassed).Message).
