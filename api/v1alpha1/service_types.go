@@ -309,7 +309,9 @@ type ExecutorGrant struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.standalone)",message="set exactly one of url and standalone",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.caBundle)",message="caBundle applies to url only, not to standalone",fieldPath=".caBundle",reason=FieldValueForbidden
-// +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.standalone.judge) || !has(self.standalone.judge.apiKeySecretRef) || !has(self.standalone.judge.apiKeySecretRef.namespace)",message="an EvaluationService's judge key is a Secret of its own namespace: leave namespace unset",fieldPath=".standalone.judge.apiKeySecretRef.namespace",reason=FieldValueForbidden
+// (CEL names a field called namespace __namespace__: a reserved word, which
+// Kubernetes 1.30 refuses unescaped.)
+// +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.standalone.judge) || !has(self.standalone.judge.apiKeySecretRef) || !has(self.standalone.judge.apiKeySecretRef.__namespace__)",message="an EvaluationService's judge key is a Secret of its own namespace: leave namespace unset",fieldPath=".standalone.judge.apiKeySecretRef.namespace",reason=FieldValueForbidden
 type EvaluationServiceSpec struct {
 	ServiceConnection `json:",inline"`
 
@@ -336,7 +338,7 @@ type NamespacedSecretKeySelector struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.standalone)",message="set exactly one of url and standalone",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.caBundle)",message="caBundle applies to url only, not to standalone",fieldPath=".caBundle",reason=FieldValueForbidden
-// +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.standalone.judge) || !has(self.standalone.judge.apiKeySecretRef) || has(self.standalone.judge.apiKeySecretRef.namespace)",message="a ClusterEvaluationService's judge key names its Secret's namespace",fieldPath=".standalone.judge.apiKeySecretRef",reason=FieldValueRequired
+// +kubebuilder:validation:XValidation:rule="!has(self.standalone) || !has(self.standalone.judge) || !has(self.standalone.judge.apiKeySecretRef) || has(self.standalone.judge.apiKeySecretRef.__namespace__)",message="a ClusterEvaluationService's judge key names its Secret's namespace",fieldPath=".standalone.judge.apiKeySecretRef",reason=FieldValueRequired
 type ClusterEvaluationServiceSpec struct {
 	ServiceConnection `json:",inline"`
 

@@ -91,7 +91,8 @@ var _ = Describe("The manager's permissions", func() {
 		Expect(rest).To(ConsistOf(
 			apiGroup+" metrics create", apiGroup+" metrics delete", apiGroup+" testsets create", apiGroup+" testsets delete",
 			apiGroup+" testsetdeletions create", apiGroup+" testcasedeletions create", apiGroup+" evaluationruns create",
-			apiGroup+" systemversions create"))
+			apiGroup+" systems create", apiGroup+" systems delete", apiGroup+" systemversions create",
+			" configmaps create"))
 		for _, p := range rest {
 			Expect(generated).NotTo(ContainElement(p),
 				"config/rbac/role.yaml grants %q: an RBAC marker asks for what only the REST server needs", p)
