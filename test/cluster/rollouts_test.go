@@ -461,9 +461,9 @@ func canaries() {
 			// config the revision and the image) and the run names it; with
 			// --promote a Passed run makes it the System's production version.
 			samples := gateSamples("argo-rollouts.yaml")
-			const canaryArg = "                - --canary={{args.canary}}\n"
+			const canaryArg = "\n                - --canary={{args.canary}}"
 			Expect(bytes.Count(samples, []byte(canaryArg))).To(Equal(1))
-			samples = bytes.Replace(samples, []byte(canaryArg), []byte(canaryArg+"                - --promote\n"), 1)
+			samples = bytes.Replace(samples, []byte(canaryArg), []byte(canaryArg+"\n                - --promote"), 1)
 			kubectl(ctx, samples, "apply", "-n", ns, "-f", "-")
 			release := func(answers, version string) canary {
 				return canary{key: key, answers: answers, version: version, analysis: jobAnalysis}
